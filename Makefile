@@ -1,0 +1,36 @@
+# Everything a fresh machine needs is set up by the targets themselves.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+RUNTIMES := parity-tests/runtimes
+
+.PHONY: demo test unit real bench runtimes venv clean
+
+demo: venv                      ## the main job: a scripted pipeline session, gates firing
+	$(BIN)/hookgate demo
+
+test: venv runtimes             ## the whole suite: unit tests, payload tier and real-runtime tier
+	$(BIN)/python -m pytest
+
+unit: venv                      ## fast tests only (no real runtime binaries)
+	$(BIN)/python -m pytest -m "not real"
+
+bench: venv                     ## benchmarks (ratios against same-run baselines)
+	$(BIN)/python benchmarks/run.py
+
+venv: $(BIN)/.installed
+
+$(BIN)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+runtimes: $(RUNTIMES)/node_modules/.installed
+
+$(RUNTIMES)/node_modules/.installed: $(RUNTIMES)/package.json $(RUNTIMES)/package-lock.json
+	cd $(RUNTIMES) && npm ci --no-audit --no-fund
+	touch $@
+
+clean:
+	rm -rf $(VENV) $(RUNTIMES)/node_modules benchmarks/.venv

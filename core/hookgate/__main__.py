@@ -1,0 +1,5 @@
+import sys
+
+from hookgate.cli import main
+
+sys.exit(main())

@@ -1,0 +1,44 @@
+"""The `hookgate` command. Each command lives in its own module and is imported only when used,
+so the hook path pays for nothing but itself."""
+
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "hook": ("hookgate.cli.hook", "stdin adapter: one payload in, the runtime's answer out"),
+    "install": ("hookgate.cli.install", "merge hookgate's registrations into a runtime's config"),
+    "uninstall": ("hookgate.cli.install", "remove exactly what install added"),
+    "role": ("hookgate.cli.role", "set, clear or show the active pipeline role"),
+    "demo": ("hookgate.cli.demo", "a scripted pipeline session through the adapters, gates firing"),
+}
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = [f"  {name:<{width}}  {help}" for name, (_, help) in COMMANDS.items()]
+    return "usage: hookgate COMMAND [ARGS]\n\ncommands:\n" + "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in {"-h", "--help", "help"}:
+        sys.stdout.write(usage())
+        return 0 if args else 2
+    if args[0] in {"-V", "--version"}:
+        from hookgate import __version__
+
+        print(f"hookgate {__version__}")
+        return 0
+    entry = COMMANDS.get(args[0])
+    if entry is None:
+        sys.stderr.write(f"hookgate: unknown command {args[0]!r}\n\n{usage()}")
+        return 2
+    try:
+        return int(import_module(entry[0]).main(args) or 0)
+    except BrokenPipeError:  # `hookgate ... | head`: the reader left, nothing more to say
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        return 130

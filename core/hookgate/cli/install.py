@@ -1,0 +1,47 @@
+"""`hookgate install|uninstall claude|codex|opencode [--project DIR | --user]`.
+
+Each runtime's installer merges hookgate's registrations into that runtime's own config, keeping
+every key and hook the user has, and uninstall removes exactly what install added."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from importlib import import_module
+from pathlib import Path
+
+INSTALLERS = {
+    "claude": "hookgate_claude.settings",
+}
+
+
+def hookgate_command() -> str:
+    """How a runtime should start hookgate: by absolute path, so it works outside the venv."""
+    script = Path(sys.executable).with_name("hookgate")
+    if script.is_file():
+        return shlex.quote(str(script))
+    return f"{shlex.quote(sys.executable)} -m hookgate"
+
+
+def main(args: list[str]) -> int:
+    action = args[0]
+    parser = argparse.ArgumentParser(prog=f"hookgate {action}", description=f"{action} hookgate's hook registrations")
+    parser.add_argument("runtime", choices=sorted(INSTALLERS))
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--project", type=Path, metavar="DIR", help="the project's config (default: current directory)")
+    where.add_argument("--user", action="store_true", help="the user-wide config")
+    ns = parser.parse_args(args[1:])
+    installer = import_module(INSTALLERS[ns.runtime])
+    target = installer.config_path(None if ns.user else (ns.project or Path.cwd()).resolve())
+    try:
+        if action == "install":
+            changed = installer.install(target, hookgate_command())
+        else:
+            changed = installer.uninstall(target)
+    except ValueError as exc:
+        print(f"hookgate {action}: {exc}", file=sys.stderr)
+        return 1
+    state = "updated" if changed else "already up to date"
+    print(f"{ns.runtime}: {target} {state}")
+    return 0

@@ -1,0 +1,109 @@
+"""Config = the preset named in `.hookgate/config.toml`, with that file's tables merged over it
+(tables merge key by key; any other value, lists included, replaces the preset's)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ..errors import ConfigError
+from .schema import Config, GateSettings, PathRule, RuleSet
+
+PRESETS = ("godot", "none")
+PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
+
+
+def load_config(path: Path) -> Config:
+    """Raises ConfigError naming the file and the field."""
+    user = _read_toml(path) if path.is_file() else {}
+    preset = user.get("preset", "godot")
+    if preset not in PRESETS:
+        raise ConfigError(f"unknown preset {preset!r} at `$.preset`; known: {', '.join(PRESETS)}", str(path))
+    merged = _merge(preset_data(preset), user)
+    try:
+        config = msgspec.convert(merged, Config)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(_pinpoint(merged) or str(exc), str(path)) from None
+    _check_references(config, str(path))
+    return config
+
+
+def preset_data(name: str) -> dict[str, Any]:
+    if name == "none":
+        return {}
+    return msgspec.toml.decode((PRESET_DIR / f"{name}.toml").read_bytes())
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return msgspec.toml.decode(path.read_bytes())
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"not valid TOML: {exc}", str(path)) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror}", str(path)) from None
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+# tables keyed by a name the user chose: msgspec reports an error in them as `[...]`
+_NAMED_TABLES: tuple[tuple[tuple[str, ...], type], ...] = (
+    (("gates",), GateSettings),
+    (("pipeline", "roles"), RuleSet),
+    (("pipeline", "subagents", "types"), RuleSet),
+    (("pipeline", "paths"), list[str]),
+)
+
+
+def _pinpoint(merged: dict[str, Any]) -> str | None:
+    """Name the entry of a named table that fails, e.g. `$.gates.check_file_permissions.fail_mod`."""
+    for keys, entry_type in _NAMED_TABLES:
+        table: Any = merged
+        for key in keys:
+            table = table.get(key, {}) if isinstance(table, dict) else {}
+        if not isinstance(table, dict):
+            continue
+        for name, entry in table.items():
+            try:
+                msgspec.convert(entry, entry_type)
+            except msgspec.ValidationError as exc:
+                where = "$." + ".".join(keys) + f".{name}"
+                return str(exc).replace("`$", f"`{where}") if "`$" in str(exc) else f"{exc} - at `{where}`"
+    return None
+
+
+def _check_references(config: Config, source: str) -> None:
+    """Every "@name" must name a path class, and every rule must say allow or deny."""
+    pipeline = config.pipeline
+
+    def check_rules(rules: list[PathRule], where: str) -> None:
+        for i, rule in enumerate(rules):
+            at = f"{where}[{i}]"
+            if (rule.allow is None) == (rule.deny is None):
+                raise ConfigError(f"a rule needs exactly one of `allow` or `deny` - at `{at}`", source)
+            if rule.deny is not None and not rule.reason:
+                raise ConfigError(f"a deny rule needs a `reason` - at `{at}`", source)
+            for pattern in rule.allow or rule.deny or []:
+                if pattern.startswith("@") and pattern[1:] not in pipeline.paths:
+                    raise ConfigError(
+                        f"unknown path class {pattern!r} - at `{at}`; known: {', '.join(sorted(pipeline.paths))}",
+                        source,
+                    )
+
+    def check_set(rule_set: RuleSet, where: str) -> None:
+        check_rules(rule_set.rules, f"{where}.rules")
+
+    for role, rule_set in pipeline.roles.items():
+        check_set(rule_set, f"$.pipeline.roles.{role}")
+    check_rules(pipeline.subagents.always, "$.pipeline.subagents.always")
+    for kind, rule_set in pipeline.subagents.types.items():
+        check_set(rule_set, f"$.pipeline.subagents.types.{kind}")

@@ -1,0 +1,41 @@
+"""What one decision can see and note down. The edge (an adapter or the RPC server) builds it with
+the real store; unit tests build it with an in-memory one. Gates never write files themselves:
+they note records here and the edge appends them after the verdict, in one locked write."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from ..config.schema import Config
+    from ..store.project import Project
+
+T = TypeVar("T")
+
+
+class SessionState(Protocol):
+    """One session's durable state; every method is safe across concurrent hook processes."""
+
+    def read(self) -> dict[str, Any]: ...
+    def update(self, change: Callable[[dict[str, Any]], T]) -> T: ...
+    def count(self, key: str) -> int: ...
+    def bump(self, key: str) -> int: ...
+    def push_notice(self, text: str) -> None: ...
+    def pop_notices(self) -> list[str]: ...
+
+
+class Context:
+    def __init__(self, *, project: "Project", session: SessionState, config: "Config") -> None:
+        self.project = project
+        self.session = session
+        self.config = config
+        self.records: list[dict[str, Any]] = []
+        self.warnings: list[str] = []
+
+    def record(self, event: str, **fields: Any) -> None:
+        """Note a metrics line (`event` in lower snake case, as seed 000 names them)."""
+        self.records.append({"event": event, **fields})
+
+    def warn(self, line: str) -> None:
+        """Note one line for stderr (the runtime's hook log), never a traceback."""
+        self.warnings.append(line)

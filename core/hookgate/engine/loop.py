@@ -1,0 +1,140 @@
+"""The call loop: which gates run for an event, in what order, and what their failures, blocks
+and bounds become. Pure and synchronous: all reading and writing goes through the Context."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+import msgspec
+
+from ..model.events import Event, PreToolUse
+from ..model.verdicts import ALLOW, Allow, Ask, Block, Context as ContextVerdict, Modify, Retry, Verdict, combine
+from .context import Context
+from .deadline import call_with_deadline
+from .gate import Gate, Observer
+from .matcher import Matcher, compile_matcher
+
+# Events whose answer reaches the model; a warning raised on any other event (a released Stop,
+# a released SubagentStop) is held and delivered on the main agent's next one of these.
+CONTEXT_REACHES_MODEL = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart"}
+)
+# Outputs that stop or interrupt the agent; only gates declared may_block may produce them.
+BLOCKING_KINDS = (Block, Retry, Ask)
+
+
+class Decision(msgspec.Struct, frozen=True, kw_only=True):
+    verdict: Verdict
+    blocked_by: tuple[str, ...] = ()
+    forced: tuple[str, ...] = ()  # gates whose block the bound released: outcome `unverified`
+    failed: tuple[str, ...] = ()
+
+
+class Engine:
+    def __init__(self, gates: Iterable[Gate], observers: Iterable[Observer] = ()) -> None:
+        self.gates = tuple(sorted(gates, key=lambda g: (g.priority, g.id)))
+        ids = [g.id for g in self.gates]
+        if len(ids) != len(set(ids)):
+            raise ValueError(f"duplicate gate ids: {sorted({i for i in ids if ids.count(i) > 1})}")
+        self._by_event: dict[str, list[tuple[Gate, Matcher]]] = defaultdict(list)
+        for gate in self.gates:
+            for name in gate.events:
+                self._by_event[name].append((gate, gate.compiled_matcher()))
+        self._observers: dict[str, list[tuple[Observer, Matcher]]] = defaultdict(list)
+        for observer in observers:
+            for name in observer.events:
+                self._observers[name].append((observer, compile_matcher(observer.matcher)))
+
+    def gates_for(self, event: Event) -> list[Gate]:
+        value = event.match_value
+        return [gate for gate, matches in self._by_event.get(event.name, ()) if matches(value)]
+
+    def evaluate(self, event: Event, ctx: Context) -> Decision:
+        verdicts: list[Verdict] = []
+        blocked: list[str] = []
+        forced: list[str] = []
+        failed: list[str] = []
+        if event.name in CONTEXT_REACHES_MODEL and not event.in_subagent:
+            notices = ctx.session.pop_notices()
+            if notices:
+                verdicts.append(ContextVerdict(context="\n".join(notices)))
+        for gate in self.gates_for(event):
+            verdict = self._run(gate, event, ctx, failed)
+            if verdict.refuses and gate.block_limit is not None:
+                verdict = self._bound(gate, verdict, event, ctx, forced)
+            if verdict.refuses:
+                blocked.append(gate.id)
+                ctx.record("hook_block", gate=gate.id, kind=verdict.kind, reason=verdict.reason)  # type: ignore[attr-defined]
+            if isinstance(verdict, Modify) and isinstance(event, PreToolUse):
+                event = msgspec.structs.replace(event, tool_input=verdict.updated_input)
+            verdicts.append(verdict)
+        decision = Decision(
+            verdict=combine(verdicts), blocked_by=tuple(blocked), forced=tuple(forced), failed=tuple(failed)
+        )
+        self._observe(event, decision, ctx)
+        return decision
+
+    def fail(self, event_name: str, error: str, ctx: Context) -> Decision:
+        """The payload itself could not be read. The gates that would have run decide: if any of
+        them fails closed, the action is blocked; otherwise it goes ahead."""
+        ctx.record("hook_error", gate=None, hook_event=event_name or None, error=error)
+        closed = sorted({g.id for g, _ in self._by_event.get(event_name, ()) if g.fail_mode == "closed"})
+        if closed:
+            ctx.warn(f"hookgate: {error}; blocking, since {', '.join(closed)} fail closed")
+            reason = f"hookgate could not read this hook payload ({error}); {', '.join(closed)} fail closed"
+            return Decision(verdict=Block(reason=reason), blocked_by=tuple(closed), failed=tuple(closed))
+        ctx.warn(f"hookgate: {error}; allowing (no gate on {event_name or 'this event'} fails closed)")
+        return Decision(verdict=ALLOW)
+
+    def _run(self, gate: Gate, event: Event, ctx: Context, failed: list[str]) -> Verdict:
+        try:
+            verdict = call_with_deadline(gate.check, gate.timeout, event, ctx) or ALLOW
+            if not isinstance(verdict, Verdict):
+                raise TypeError(f"returned {type(verdict).__name__}, not a Verdict")
+        except Exception as exc:  # a gate's failure is turned into its declared outcome, never raised
+            failed.append(gate.id)
+            error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            ctx.record("gate_error", gate=gate.id, error=error, fail_mode=gate.fail_mode)
+            ctx.warn(f"hookgate: gate {gate.id} failed ({error}); failing {gate.fail_mode}")
+            if gate.fail_mode == "closed":
+                return Block(reason=f"hookgate gate {gate.id} failed ({error}) and fails closed")
+            return ALLOW
+        if isinstance(verdict, BLOCKING_KINDS) and not gate.may_block:
+            ctx.record("gate_violation", gate=gate.id, kind=verdict.kind)
+            ctx.warn(f"hookgate: gate {gate.id} is not declared may_block; its {verdict.kind} was refused")
+            return Allow(message=verdict.message, context=verdict.context)
+        return verdict
+
+    def _bound(self, gate: Gate, verdict: Verdict, event: Event, ctx: Context, forced: list[str]) -> Verdict:
+        limit = gate.block_limit
+        assert limit is not None
+        scope = (event.agent_id or "main") if limit.per == "agent" else "session"
+        key = f"blocks/{gate.id}/{scope}"
+        count = ctx.session.count(key)
+        reason = verdict.reason  # type: ignore[attr-defined]
+        if count < limit.limit:
+            ctx.session.bump(key)
+            return verdict
+        forced.append(gate.id)
+        warning = (
+            f"hookgate: {gate.id} has blocked {count} times ({limit.limit} allowed per {limit.per}); "
+            f"letting this through UNVERIFIED. The unresolved problem was: {reason}"
+        )
+        ctx.record("hook_force_allow", gate=gate.id, outcome_kind="unverified", count=count, reason=reason)
+        ctx.warn(warning)
+        if event.name not in CONTEXT_REACHES_MODEL:
+            ctx.session.push_notice(warning)
+        return ContextVerdict(context=warning, message=warning)
+
+    def _observe(self, event: Event, decision: Decision, ctx: Context) -> None:
+        value = event.match_value
+        for observer, matches in self._observers.get(event.name, ()):
+            if not matches(value):
+                continue
+            try:
+                call_with_deadline(observer.observe, 5.0, event, decision, ctx)
+            except Exception as exc:  # observers only record; their failure must not change anything
+                ctx.record("gate_error", gate=observer.id, error=f"{type(exc).__name__}: {exc}", fail_mode="open")
+                ctx.warn(f"hookgate: observer {observer.id} failed ({type(exc).__name__}: {exc})")
+

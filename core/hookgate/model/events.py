@@ -1,0 +1,151 @@
+"""The canonical events: Claude Code's names and fields, plus where the event came from.
+
+Every adapter decodes its runtime's payload into one of these; gates only ever see these.
+Unknown fields are ignored (runtimes add fields often) and unknown event names become an
+`UnknownEvent`, so a newer runtime never crashes an older hookgate.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+import msgspec
+
+Runtime = Literal["claude", "codex", "opencode"]
+Identity = Literal["given", "inferred"]
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="hook_event_name"):
+    """Fields every event carries.
+
+    `agent_id` is None on the main agent and set inside a subagent. `identity` says whether
+    the runtime gave that identity ("given") or hookgate reconstructed it ("inferred", OpenCode's
+    child-session map).
+    """
+
+    # the payload field a hook matcher is tested against (Claude semantics); None: matchers ignored
+    match_field: ClassVar[str | None] = None
+
+    session_id: str = ""
+    cwd: str = ""
+    runtime: Runtime = "claude"
+    agent_id: str | None = None
+    agent_type: str | None = None
+    identity: Identity = "given"
+    transcript_path: str | None = None
+    permission_mode: str | None = None
+    turn_id: str | None = None
+
+    @property
+    def name(self) -> str:
+        return type(self).__struct_config__.tag  # type: ignore[return-value]
+
+    @property
+    def in_subagent(self) -> bool:
+        return bool(self.agent_id)
+
+    @property
+    def match_value(self) -> str | None:
+        return getattr(self, self.match_field) if self.match_field else None
+
+
+class _ToolEvent(Event, frozen=True, kw_only=True):
+    match_field: ClassVar[str | None] = "tool_name"
+
+    tool_name: str
+    tool_input: dict[str, Any] = {}
+    tool_use_id: str | None = None
+
+
+class SessionStart(Event, frozen=True, kw_only=True, tag="SessionStart"):
+    match_field: ClassVar[str | None] = "source"
+    source: str = "startup"
+    model: str | None = None
+
+
+class SessionEnd(Event, frozen=True, kw_only=True, tag="SessionEnd"):
+    match_field: ClassVar[str | None] = "reason"
+    reason: str = "other"
+
+
+class UserPromptSubmit(Event, frozen=True, kw_only=True, tag="UserPromptSubmit"):
+    prompt: str = ""
+
+
+class PreToolUse(_ToolEvent, frozen=True, kw_only=True, tag="PreToolUse"):
+    pass
+
+
+class PermissionRequest(_ToolEvent, frozen=True, kw_only=True, tag="PermissionRequest"):
+    pass
+
+
+class PostToolUse(_ToolEvent, frozen=True, kw_only=True, tag="PostToolUse"):
+    tool_response: Any = None
+
+
+class PostToolUseFailure(_ToolEvent, frozen=True, kw_only=True, tag="PostToolUseFailure"):
+    error: str = ""
+    is_interrupt: bool = False
+
+
+class SubagentStart(Event, frozen=True, kw_only=True, tag="SubagentStart"):
+    match_field: ClassVar[str | None] = "agent_type"
+
+
+class SubagentStop(Event, frozen=True, kw_only=True, tag="SubagentStop"):
+    match_field: ClassVar[str | None] = "agent_type"
+    stop_hook_active: bool = False
+    agent_transcript_path: str | None = None
+    last_assistant_message: str | None = None
+
+
+class Stop(Event, frozen=True, kw_only=True, tag="Stop"):
+    stop_hook_active: bool = False
+    last_assistant_message: str | None = None
+
+
+class PreCompact(Event, frozen=True, kw_only=True, tag="PreCompact"):
+    match_field: ClassVar[str | None] = "trigger"
+    trigger: str = "auto"
+    custom_instructions: str | None = None
+
+
+class PostCompact(Event, frozen=True, kw_only=True, tag="PostCompact"):
+    match_field: ClassVar[str | None] = "trigger"
+    trigger: str = "auto"
+    compact_summary: str | None = None
+
+
+class Notification(Event, frozen=True, kw_only=True, tag="Notification"):
+    match_field: ClassVar[str | None] = "notification_type"
+    message: str = ""
+    title: str | None = None
+    notification_type: str = ""
+
+
+class Interrupt(Event, frozen=True, kw_only=True, tag="Interrupt"):
+    """Codex only: the user interrupted a turn."""
+
+
+class UnknownEvent(Event, frozen=True, kw_only=True, tag="Unknown"):
+    """An event name hookgate does not know; kept whole so gates and logs can still see it."""
+
+    event_name: str = ""
+    fields: dict[str, Any] = {}
+
+    @property
+    def name(self) -> str:
+        return self.event_name
+
+
+KNOWN_EVENTS: dict[str, type[Event]] = {
+    cls.__struct_config__.tag: cls  # type: ignore[misc]
+    for cls in (
+        SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse,
+        PostToolUseFailure, SubagentStart, SubagentStop, Stop, PreCompact, PostCompact,
+        Notification, Interrupt,
+    )
+}
+
+TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"})

@@ -1,0 +1,34 @@
+"""Canonical tool names (Claude Code's) and where each file-changing tool names its file."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .events import Event
+
+# tool -> the input field holding the path it changes; "Delete" comes from Codex patches
+FILE_TOOLS: dict[str, str] = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+    "Delete": "file_path",
+}
+FILE_TOOL_MATCHER = "|".join(FILE_TOOLS)
+
+# older or other spellings of Claude's own tools
+ALIASES: dict[str, str] = {"Task": "Agent"}
+
+
+def canonical_tool(name: str) -> str:
+    return ALIASES.get(name, name)
+
+
+def changed_path(event: "Event") -> str | None:
+    """The file a Write/Edit/MultiEdit/NotebookEdit/Delete call changes, or None."""
+    field = FILE_TOOLS.get(getattr(event, "tool_name", ""))
+    if field is None:
+        return None
+    value = getattr(event, "tool_input", {}).get(field)
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,122 @@
+"""Verdicts, and the one pure function that folds several gates' verdicts into one.
+
+A verdict is what a gate thinks of one event. Every kind may also carry `message` (shown to the
+user, Claude's `systemMessage`) and `context` (shown to the model, `additionalContext`).
+
+Precedence of `combine()`, strongest first:
+
+    kind      wins over          merged from all verdicts of that kind
+    block     everything         reasons, in gate order, de-duplicated
+    retry     ask, modify, ...   reasons; delay_ms = the longest asked for
+    ask       modify, context    reasons
+    modify    context, allow     updated_input of the last modify (later gates see earlier rewrites)
+    context   allow              -
+    allow     -                  -
+
+Context and messages are merged from every verdict, whatever wins: a deny still tells the model
+what the other gates wanted it to know.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import msgspec
+
+
+class Verdict(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
+    message: str | None = None
+    context: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return type(self).__struct_config__.tag  # type: ignore[return-value]
+
+    @property
+    def refuses(self) -> bool:
+        """True when the action must not go ahead as asked (block, retry)."""
+        return False
+
+
+class Allow(Verdict, frozen=True, kw_only=True, tag="allow"):
+    """No opinion."""
+
+
+class Context(Verdict, frozen=True, kw_only=True, tag="context"):
+    """Allow, and tell the model something."""
+
+    context: str
+
+
+class Modify(Verdict, frozen=True, kw_only=True, tag="modify"):
+    """Allow with a rewritten tool input (the whole input, unchanged fields included)."""
+
+    updated_input: dict[str, Any]
+
+
+class Ask(Verdict, frozen=True, kw_only=True, tag="ask"):
+    """Let the user decide (degrades per runtime; see the parity report)."""
+
+    reason: str
+
+
+class Retry(Verdict, frozen=True, kw_only=True, tag="retry"):
+    """Refuse this call; it may succeed later. The call is not rescheduled."""
+
+    reason: str
+    delay_ms: int = 1000
+
+    @property
+    def refuses(self) -> bool:
+        return True
+
+
+class Block(Verdict, frozen=True, kw_only=True, tag="block"):
+    reason: str
+
+    @property
+    def refuses(self) -> bool:
+        return True
+
+
+AnyVerdict = Allow | Context | Modify | Ask | Retry | Block
+PRECEDENCE: tuple[type[Verdict], ...] = (Block, Retry, Ask, Modify, Context, Allow)
+_rank = {cls: rank for rank, cls in enumerate(PRECEDENCE)}
+
+ALLOW = Allow()
+
+
+def combine(verdicts: Iterable[Verdict]) -> Verdict:
+    """Fold verdicts (in gate order) into one, by the precedence table above. Pure."""
+    verdicts = list(verdicts)
+    if not verdicts:
+        return ALLOW
+    winner_cls = min((type(v) for v in verdicts), key=_rank.__getitem__)
+    same = [v for v in verdicts if type(v) is winner_cls]
+    message = _merge(v.message for v in verdicts)
+    context = _merge(v.context for v in verdicts)
+    if winner_cls is Block:
+        return Block(reason=_merge(v.reason for v in same) or "", message=message, context=context)
+    if winner_cls is Retry:
+        return Retry(
+            reason=_merge(v.reason for v in same) or "",
+            delay_ms=max(v.delay_ms for v in same), message=message, context=context,
+        )
+    if winner_cls is Ask:
+        return Ask(reason=_merge(v.reason for v in same) or "", message=message, context=context)
+    if winner_cls is Modify:
+        return Modify(updated_input=same[-1].updated_input, message=message, context=context)
+    if context:
+        return Context(context=context, message=message)
+    return Allow(message=message)
+
+
+def _merge(texts: Iterable[str | None]) -> str | None:
+    seen: list[str] = []
+    for text in texts:
+        if text and text not in seen:
+            seen.append(text)
+    return "\n".join(seen) or None
+
+
+verdict_decoder = msgspec.json.Decoder(AnyVerdict)

@@ -1,0 +1,72 @@
+"""check_file_permissions (seed 000): who may write what while a pipeline role is active.
+
+No active role: the write is only recorded, so ordinary conversations in the project work.
+Main agent: the active role's rules. Subagents: the rules every subagent obeys (project memory),
+then those of its type. Rules are data (`[pipeline]` of the config)."""
+
+from __future__ import annotations
+
+import os
+
+from ..config.schema import Pipeline, RuleSet
+from ..engine.context import Context
+from ..engine.gate import Gate
+from ..model.events import Event
+from ..model.tools import FILE_TOOL_MATCHER, changed_path
+from ..model.verdicts import Block, Verdict
+from .paths import readings
+from .rules import denial
+
+_METRIC = {"Write": "file_write", "Delete": "file_delete"}
+
+
+def check_file_permissions(event: Event, ctx: Context) -> Verdict | None:
+    path = changed_path(event)
+    if path is None:
+        return None
+    name = os.path.basename(path.rstrip("/\\")) or path
+    tool = getattr(event, "tool_name", "")
+    ctx.record(_METRIC.get(tool, "file_edit"), file=name, path=path,
+               is_subagent=event.in_subagent)
+    role = ctx.project.current_role()
+    if role is None:
+        return None
+    reason = write_denial(path, event, role, ctx)
+    return Block(reason=reason.format(file=name, role=role)) if reason else None
+
+
+def write_denial(path: str, event: Event, role: str, ctx: Context) -> str | None:
+    """Why `path` may not be written by this event's agent under `role`, or None. Shared with the
+    shell-write and patch checks, so every way of writing a file meets the same rules."""
+    pipeline = ctx.config.pipeline
+    rule_sets = _rule_sets(pipeline, role, event)
+    for rel in readings(path, event.cwd or str(ctx.project.root), [str(ctx.project.root)], pipeline.worktree_markers):
+        for rule_set in rule_sets:
+            reason = denial(rule_set, rel, pipeline.paths)
+            if reason:
+                return reason
+    return None
+
+
+def _rule_sets(pipeline: Pipeline, role: str, event: Event) -> list[RuleSet]:
+    if not event.in_subagent:
+        main = pipeline.roles.get(role) or pipeline.roles.get("*")
+        return [main] if main else []
+    types = pipeline.subagents.types
+    own = types.get(event.agent_type or "") or types.get("*")
+    return [RuleSet(rules=pipeline.subagents.always)] + ([own] if own else [])
+
+
+GATES = (
+    Gate(
+        id="check_file_permissions",
+        events=("PreToolUse",),
+        matcher=FILE_TOOL_MATCHER,
+        check=check_file_permissions,
+        may_block=True,
+        fail_mode="closed",
+        priority=10,
+        needs=("block:PreToolUse", "subagent_identity:PreToolUse"),
+        description="role and subagent write rules, driven by .hookgate/current_role",
+    ),
+)

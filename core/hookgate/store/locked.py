@@ -1,0 +1,64 @@
+"""File primitives that stay correct when many hook processes write at once: appends and
+read-modify-writes happen under an exclusive flock, and whole-file writes replace atomically,
+so a reader never sees a torn line or a half-written state file."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+
+@contextmanager
+def exclusive(lock_path: Path) -> Iterator[None]:
+    fd = _open(lock_path, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def append(path: Path, data: bytes) -> None:
+    """Append whole lines; concurrent appenders never interleave inside a line."""
+    if not data:
+        return
+    fd = _open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def replace(path: Path, data: bytes) -> None:
+    """Write a whole file so that readers see either the old or the new content."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def read(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return b""
+
+
+def _open(path: Path, flags: int) -> int:
+    try:
+        return os.open(path, flags, 0o644)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, flags, 0o644)

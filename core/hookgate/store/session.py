@@ -1,0 +1,110 @@
+"""One session's files under the state dir:
+
+    sessions/<session_id>/metrics.jsonl   this session's records, one JSON object per line
+    sessions/<session_id>/state.json      counters and the gates' session state
+    sessions/<session_id>/notices.jsonl   warnings waiting for the next turn the model sees
+    metrics.jsonl                         every session's records, for the lifetime of the project
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable, TypeVar
+
+import msgspec
+
+from . import locked
+
+T = TypeVar("T")
+
+_SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
+_encoder = msgspec.json.Encoder()
+_state_decoder = msgspec.json.Decoder(dict[str, Any])
+
+
+def safe_session_dir_name(session_id: str) -> str:
+    """A session id becomes a directory name; anything that is not plainly safe is hashed."""
+    if _SAFE_ID.fullmatch(session_id) and session_id not in {".", ".."}:
+        return session_id
+    if not session_id:
+        return "no-session"
+    return "id-" + hashlib.sha256(session_id.encode()).hexdigest()[:24]
+
+
+class SessionStore:
+    def __init__(self, state_dir: Path, session_id: str) -> None:
+        self.state_dir = state_dir
+        self.session_id = session_id
+        self.dir = state_dir / "sessions" / safe_session_dir_name(session_id)
+        self.metrics_path = self.dir / "metrics.jsonl"
+        self.state_path = self.dir / "state.json"
+        self.notices_path = self.dir / "notices.jsonl"
+        self.lifetime_path = state_dir / "metrics.jsonl"
+        self._lock = self.dir / ".lock"
+
+    # -- state -----------------------------------------------------------------------------
+    def read(self) -> dict[str, Any]:
+        raw = locked.read(self.state_path)
+        if not raw:
+            return {}
+        try:
+            return _state_decoder.decode(raw)
+        except msgspec.DecodeError:
+            return {}  # a hand-damaged state file must not wedge every later decision
+
+    def update(self, change: Callable[[dict[str, Any]], T]) -> T:
+        with locked.exclusive(self._lock):
+            state = self.read()
+            result = change(state)
+            locked.replace(self.state_path, _encoder.encode(state))
+        return result
+
+    def count(self, key: str) -> int:
+        return int(self.read().get("counters", {}).get(key, 0))
+
+    def bump(self, key: str) -> int:
+        def increment(state: dict[str, Any]) -> int:
+            counters = state.setdefault("counters", {})
+            counters[key] = int(counters.get(key, 0)) + 1
+            return counters[key]
+
+        return self.update(increment)
+
+    def reset(self) -> None:
+        """A new session starts from nothing (seed 000 session_start)."""
+        with locked.exclusive(self._lock):
+            locked.replace(self.state_path, b"{}")
+            locked.replace(self.metrics_path, b"")
+            self.notices_path.unlink(missing_ok=True)
+
+    # -- notices ---------------------------------------------------------------------------
+    def push_notice(self, text: str) -> None:
+        locked.append(self.notices_path, _encoder.encode(text) + b"\n")
+
+    def pop_notices(self) -> list[str]:
+        if not self.notices_path.exists():
+            return []
+        with locked.exclusive(self._lock):
+            raw = locked.read(self.notices_path)
+            self.notices_path.unlink(missing_ok=True)
+        return [msgspec.json.decode(line) for line in raw.splitlines() if line.strip()]
+
+    # -- metrics ---------------------------------------------------------------------------
+    def append(self, records: Iterable[dict[str, Any]]) -> None:
+        """Append records to this session's log and the lifetime log, one line each."""
+        data = b"".join(_encoder.encode(r) + b"\n" for r in records)
+        if data:
+            locked.append(self.metrics_path, data)
+            locked.append(self.lifetime_path, data)
+
+    def metrics(self) -> list[dict[str, Any]]:
+        return [msgspec.json.decode(line) for line in locked.read(self.metrics_path).splitlines() if line.strip()]
+
+
+def stamp(records: Iterable[dict[str, Any]], **common: Any) -> list[dict[str, Any]]:
+    """Give each record the fields every metrics line carries (ts, session_id, runtime, ...)."""
+    ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z"
+    return [{"ts": ts, **common, **record} for record in records]

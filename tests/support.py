@@ -1,0 +1,51 @@
+"""Helpers shared by the unit tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+HOOKGATE = str(Path(sys.executable).with_name("hookgate"))
+
+
+class MemorySession:
+    """The SessionState protocol in memory, for unit tests of the engine."""
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {}
+        self.notices: list[str] = []
+
+    def read(self) -> dict[str, Any]:
+        return self.state
+
+    def update(self, change: Callable[[dict[str, Any]], Any]) -> Any:
+        return change(self.state)
+
+    def count(self, key: str) -> int:
+        return self.state.get("counters", {}).get(key, 0)
+
+    def bump(self, key: str) -> int:
+        counters = self.state.setdefault("counters", {})
+        counters[key] = counters.get(key, 0) + 1
+        return counters[key]
+
+    def push_notice(self, text: str) -> None:
+        self.notices.append(text)
+
+    def pop_notices(self) -> list[str]:
+        notices, self.notices = self.notices, []
+        return notices
+
+
+def run_hook(runtime: str, payload: Any, cwd: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """`hookgate hook <runtime>` as the runtime runs it: a process, the payload on stdin."""
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("HOOKGATE_PROJECT_DIR", None)
+    full_env.pop("CLAUDE_PROJECT_DIR", None)
+    return subprocess.run([HOOKGATE, "hook", runtime, *extra], input=data, cwd=cwd, capture_output=True,
+                          env=full_env, timeout=60)

@@ -1,0 +1,175 @@
+import time
+
+import pytest
+
+from hookgate.engine.gate import BlockLimit, Gate, Observer
+from hookgate.engine.loop import Engine
+from hookgate.errors import GateError
+from hookgate.model.events import PostToolUse, PreToolUse, Stop, SubagentStop
+from hookgate.model.verdicts import Allow, Ask, Block, Context, Modify, Retry
+
+
+def pre(tool="Write", agent_id=None, **tool_input):
+    return PreToolUse(session_id="s", tool_name=tool, tool_input=tool_input, agent_id=agent_id)
+
+
+def gate(id, check, **kw):
+    kw.setdefault("events", ("PreToolUse",))
+    return Gate(id=id, check=check, **kw)
+
+
+def test_gates_run_by_priority_then_id(ctx):
+    order = []
+    gates = [gate(name, lambda e, c, n=name: order.append(n), priority=p) for name, p in
+             [("b", 50), ("a", 50), ("z", 10), ("c", 100)]]
+    Engine(gates).evaluate(pre(), ctx)
+    assert order == ["z", "a", "b", "c"]
+
+
+def test_matcher_selects_gates(ctx):
+    seen = []
+    engine = Engine([gate("w", lambda e, c: seen.append(e.tool_name), matcher="Write|Edit")])
+    for tool in ("Write", "Bash", "Edit", "WriteFile"):
+        engine.evaluate(pre(tool), ctx)
+    assert seen == ["Write", "Edit"]
+
+
+@pytest.mark.parametrize("fail_mode, kind", [("open", "allow"), ("closed", "block")])
+def test_an_exception_becomes_the_declared_fail_mode(ctx, fail_mode, kind):
+    def broken(event, c):
+        raise RuntimeError("disk on fire")
+
+    decision = Engine([gate("g", broken, may_block=True, fail_mode=fail_mode)]).evaluate(pre(), ctx)
+    assert decision.verdict.kind == kind and decision.failed == ("g",)
+    assert ctx.records[0] == {"event": "gate_error", "gate": "g", "error": "RuntimeError: disk on fire", "fail_mode": fail_mode}
+    assert ctx.warnings == [f"hookgate: gate g failed (RuntimeError: disk on fire); failing {fail_mode}"]
+    if kind == "block":
+        assert "disk on fire" in decision.verdict.reason
+
+
+@pytest.mark.parametrize("fail_mode, kind", [("open", "allow"), ("closed", "block")])
+def test_a_timeout_becomes_the_declared_fail_mode(ctx, fail_mode, kind):
+    started = time.monotonic()
+    engine = Engine([gate("slow", lambda e, c: time.sleep(5), timeout=0.2, may_block=True, fail_mode=fail_mode)])
+    decision = engine.evaluate(pre(), ctx)
+    assert time.monotonic() - started < 2
+    assert decision.verdict.kind == kind
+    assert "timed out after 0.2s" in ctx.records[0]["error"]
+
+
+def test_timeout_also_holds_off_the_main_thread(ctx):
+    import threading
+
+    result = {}
+    engine = Engine([gate("slow", lambda e, c: time.sleep(5), timeout=0.2, may_block=True, fail_mode="closed")])
+    worker = threading.Thread(target=lambda: result.setdefault("d", engine.evaluate(pre(), ctx)))
+    worker.start()
+    worker.join(3)
+    assert result["d"].verdict.kind == "block"
+
+
+def test_a_gate_not_declared_a_blocker_cannot_block(ctx):
+    for refusal in (Block(reason="no", context="ctx"), Retry(reason="later"), Ask(reason="sure?")):
+        ctx.records.clear()
+        decision = Engine([gate("polite", lambda e, c, v=refusal: v)]).evaluate(pre(), ctx)
+        assert not decision.verdict.refuses and decision.verdict.kind in ("allow", "context")
+        assert ctx.records == [{"event": "gate_violation", "gate": "polite", "kind": refusal.kind}]
+
+
+def test_a_wrong_return_type_is_a_gate_failure(ctx):
+    decision = Engine([gate("g", lambda e, c: "block", may_block=True, fail_mode="closed")]).evaluate(pre(), ctx)
+    assert decision.verdict.kind == "block" and "TypeError" in decision.verdict.reason
+
+
+def test_bounded_blocking_per_agent_then_force_allow_recorded_unverified(ctx):
+    engine = Engine([gate("strict", lambda e, c: Block(reason="fix it"), may_block=True,
+                          block_limit=BlockLimit(per="agent", limit=2))])
+    kinds = [engine.evaluate(pre(agent_id="a1"), ctx).verdict.kind for _ in range(3)]
+    assert kinds == ["block", "block", "context"]
+    released = engine.evaluate(pre(agent_id="a1"), ctx)
+    assert released.forced == ("strict",) and "UNVERIFIED" in released.verdict.context
+    assert released.verdict.message == released.verdict.context  # the user is told too
+    # another agent has its own budget
+    assert engine.evaluate(pre(agent_id="a2"), ctx).verdict.kind == "block"
+    forced = [r for r in ctx.records if r["event"] == "hook_force_allow"]
+    assert forced and all(r["outcome_kind"] == "unverified" for r in forced)
+
+
+def test_bounded_blocking_per_session_holds_the_notice_for_a_stop(ctx):
+    engine = Engine([Gate(id="done", events=("Stop",), check=lambda e, c: Block(reason="verify first"),
+                          may_block=True, block_limit=BlockLimit(per="session", limit=1))])
+    assert engine.evaluate(Stop(session_id="s"), ctx).verdict.kind == "block"
+    released = engine.evaluate(Stop(session_id="s"), ctx)
+    assert released.forced == ("done",)
+    # a Stop's answer never reaches the model, so the warning waits for its next turn
+    follow_up = Engine([]).evaluate(PostToolUse(session_id="s", tool_name="Bash"), ctx)
+    assert "verify first" in follow_up.verdict.context
+    assert Engine([]).evaluate(PostToolUse(session_id="s", tool_name="Bash"), ctx).verdict == Allow()
+
+
+def test_notices_are_not_handed_to_a_subagent(ctx):
+    ctx.session.push_notice("for the lead")
+    sub = PostToolUse(session_id="s", tool_name="Bash", agent_id="a1")
+    assert Engine([]).evaluate(sub, ctx).verdict == Allow()
+    assert Engine([]).evaluate(PostToolUse(session_id="s", tool_name="Bash"), ctx).verdict.context == "for the lead"
+
+
+def test_later_gates_see_earlier_rewrites(ctx):
+    seen = []
+    engine = Engine([
+        gate("a", lambda e, c: Modify(updated_input={**e.tool_input, "content": "safe"}), priority=1),
+        gate("b", lambda e, c: seen.append(e.tool_input["content"]), priority=2),
+    ])
+    decision = engine.evaluate(pre(content="raw", file_path="x"), ctx)
+    assert seen == ["safe"] and decision.verdict == Modify(updated_input={"content": "safe", "file_path": "x"})
+
+
+def test_observers_see_the_final_decision_and_cannot_change_it(ctx):
+    seen = []
+
+    def observe(event, decision, c):
+        seen.append((decision.verdict.kind, decision.forced))
+        raise RuntimeError("observer bug")
+
+    engine = Engine(
+        [Gate(id="report", events=("SubagentStop",), check=lambda e, c: Block(reason="bad report"), may_block=True,
+              block_limit=BlockLimit(per="agent", limit=1))],
+        [Observer(id="log", events=("SubagentStop",), observe=observe)],
+    )
+    stop = SubagentStop(session_id="s", agent_id="a1", agent_type="worker")
+    assert engine.evaluate(stop, ctx).verdict.kind == "block"
+    assert engine.evaluate(stop, ctx).verdict.kind == "context"
+    assert seen == [("block", ()), ("context", ("report",))]
+    assert any(r["event"] == "gate_error" and r["gate"] == "log" for r in ctx.records)
+
+
+def test_fail_blocks_only_when_a_gate_of_that_event_fails_closed(ctx):
+    engine = Engine([gate("closed", lambda e, c: None, may_block=True, fail_mode="closed"),
+                     Gate(id="open", events=("Stop",), check=lambda e, c: None)])
+    assert engine.fail("PreToolUse", "bad json", ctx).verdict.kind == "block"
+    assert engine.fail("Stop", "bad json", ctx).verdict == Allow()
+    assert engine.fail("", "bad json", ctx).verdict == Allow()
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"fail_mode": "closed"}, "must be may_block"),
+    ({"events": ("PreToolUze",)}, "unknown or missing events"),
+    ({"matcher": "(bad"}, "invalid matcher"),
+    ({"block_limit": BlockLimit(per="agent", limit=2)}, "block_limit without may_block"),
+    ({"events": ("Stop",), "may_block": True, "block_limit": BlockLimit(per="session", limit=8)}, "below Claude Code's own cap"),
+    ({"id": "Bad Id"}, "id must be"),
+])
+def test_wrong_declarations_are_caught_at_registration(kw, message):
+    kw = {"id": "g", "events": ("PreToolUse",), **kw}
+    with pytest.raises(GateError, match=message):
+        Gate(check=lambda e, c: None, **kw)
+
+
+def test_duplicate_gate_ids_are_refused():
+    with pytest.raises(ValueError, match="duplicate"):
+        Engine([gate("same", lambda e, c: None), gate("same", lambda e, c: None)])
+
+
+def test_context_verdict_is_kept(ctx):
+    decision = Engine([gate("hint", lambda e, c: Context(context="remember the tests"))]).evaluate(pre(), ctx)
+    assert decision.verdict == Context(context="remember the tests")

@@ -1,0 +1,83 @@
+import json
+import subprocess
+
+import pytest
+
+from support import HOOKGATE
+from hookgate_claude.settings import REGISTRATIONS, install, installed_events, uninstall
+
+USER_SETTINGS = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(ls:*)"]},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./lint.sh", "timeout": 5}]}],
+        "Notification": [{"matcher": "", "hooks": [{"type": "command", "command": "notify-send hi"}]}],
+    },
+}
+
+
+def cli(*args, cwd):
+    return subprocess.run([HOOKGATE, *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_install_merges_is_idempotent_and_uninstall_restores_exactly(tmp_path):
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(USER_SETTINGS))
+    assert cli("install", "claude", "--project", str(tmp_path), cwd=tmp_path).returncode == 0
+    first = settings.read_text()
+    done = cli("install", "claude", "--project", str(tmp_path), cwd=tmp_path)
+    assert "already up to date" in done.stdout and settings.read_text() == first
+    data = json.loads(first)
+    assert data["model"] == "opus" and data["permissions"] == USER_SETTINGS["permissions"]
+    assert data["hooks"]["PreToolUse"][0] == USER_SETTINGS["hooks"]["PreToolUse"][0]
+    assert installed_events(settings) == {event for event, *_ in REGISTRATIONS}
+    ours = data["hooks"]["PreToolUse"][1]["hooks"][0]
+    assert ours["command"].startswith(HOOKGATE) and ours["command"].endswith("hook claude --event PreToolUse")
+    assert ours["onFailure"] == "block"
+    assert cli("uninstall", "claude", "--project", str(tmp_path), cwd=tmp_path).returncode == 0
+    assert json.loads(settings.read_text()) == USER_SETTINGS
+
+
+def test_install_into_a_fresh_project_and_back(tmp_path):
+    settings = tmp_path / ".claude" / "settings.json"
+    assert install(settings, "hookgate") and settings.exists()
+    assert uninstall(settings)
+    assert json.loads(settings.read_text()) == {}
+    assert not uninstall(settings)
+
+
+def test_installed_command_runs_outside_the_venv(tmp_path):
+    install(tmp_path / "s.json", HOOKGATE)
+    command = json.loads((tmp_path / "s.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
+    payload = json.dumps({"hook_event_name": "Stop", "session_id": "s", "cwd": str(tmp_path)})
+    done = subprocess.run(["sh", "-c", command], input=payload, text=True, capture_output=True, cwd=tmp_path,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0 and done.stderr == ""
+
+
+def test_broken_settings_are_left_alone(tmp_path):
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{oops")
+    done = cli("install", "claude", "--project", str(tmp_path), cwd=tmp_path)
+    assert done.returncode == 1 and "not valid JSON" in done.stderr and settings.read_text() == "{oops"
+
+
+@pytest.mark.parametrize("args", [["install"], ["install", "vim"], ["install", "claude", "--user", "--project", "x"]])
+def test_install_usage_errors(tmp_path, args):
+    assert cli(*args, cwd=tmp_path).returncode == 2
+
+
+def test_role_command(tmp_path):
+    (tmp_path / ".hookgate").mkdir()
+    assert cli("role", "show", cwd=tmp_path).stdout.strip() == "(no active role)"
+    assert cli("role", "set", "build", cwd=tmp_path).stdout.strip() == "active role: build"
+    assert (tmp_path / ".hookgate" / "current_role").read_text() == "build\n"
+    assert cli("role", "show", cwd=tmp_path).stdout.strip() == "build"
+    warned = cli("role", "set", "wizard", cwd=tmp_path)
+    assert "not a role of the config" in warned.stdout
+    bad = cli("role", "set", "Two Words", cwd=tmp_path)
+    assert bad.returncode == 2 and "invalid role" in bad.stderr
+    assert cli("role", "clear", cwd=tmp_path).stdout.strip() == "role cleared"
+    assert cli("role", "clear", cwd=tmp_path).stdout.strip() == "no role was active"

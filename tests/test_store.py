@@ -1,0 +1,97 @@
+import json
+import multiprocessing
+from pathlib import Path
+
+from hookgate.store.project import Project
+from hookgate.store.session import SessionStore, safe_session_dir_name
+
+PROCESSES, EVENTS = 16, 500
+
+
+def _hammer(state_dir: str, worker: int) -> None:
+    store = SessionStore(Path(state_dir), "shared-session")
+    for i in range(EVENTS):
+        store.append([{"event": "tick", "worker": worker, "i": i, "pad": "x" * (i % 97)}])
+        store.bump("ticks")
+        store.bump(f"worker/{worker}")
+
+
+def test_concurrent_processes_lose_no_line_and_no_count(tmp_path: Path):
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_hammer, args=(str(tmp_path), w)) for w in range(PROCESSES)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    store = SessionStore(tmp_path, "shared-session")
+    lines = store.metrics_path.read_text().splitlines()
+    records = [json.loads(line) for line in lines]  # every line parses: none torn
+    assert len(records) == PROCESSES * EVENTS
+    assert {(r["worker"], r["i"]) for r in records} == {(w, i) for w in range(PROCESSES) for i in range(EVENTS)}
+    assert len((tmp_path / "metrics.jsonl").read_text().splitlines()) == PROCESSES * EVENTS
+    counters = store.read()["counters"]
+    assert counters["ticks"] == PROCESSES * EVENTS
+    assert all(counters[f"worker/{w}"] == EVENTS for w in range(PROCESSES))
+
+
+def test_two_sessions_keep_separate_state(tmp_path: Path):
+    a, b = SessionStore(tmp_path, "a"), SessionStore(tmp_path, "b")
+    a.bump("k")
+    b.append([{"event": "x"}])
+    assert a.count("k") == 1 and b.count("k") == 0
+    assert a.metrics() == [] and b.metrics() == [{"event": "x"}]
+
+
+def test_reset_starts_a_session_from_nothing(tmp_path: Path):
+    store = SessionStore(tmp_path, "s")
+    store.bump("k")
+    store.append([{"event": "x"}])
+    store.push_notice("n")
+    store.reset()
+    assert store.read() == {} and store.metrics() == [] and store.pop_notices() == []
+    assert (tmp_path / "metrics.jsonl").read_text().count("\n") == 1  # the lifetime log keeps it
+
+
+def test_notices_are_delivered_once(tmp_path: Path):
+    store = SessionStore(tmp_path, "s")
+    store.push_notice("first")
+    store.push_notice("second")
+    assert store.pop_notices() == ["first", "second"]
+    assert store.pop_notices() == []
+
+
+def test_a_damaged_state_file_reads_as_empty(tmp_path: Path):
+    store = SessionStore(tmp_path, "s")
+    store.dir.mkdir(parents=True)
+    store.state_path.write_text("{not json")
+    assert store.read() == {} and store.bump("k") == 1
+
+
+def test_session_ids_are_safe_directory_names():
+    assert safe_session_dir_name("01a22be9-0546-7b81") == "01a22be9-0546-7b81"
+    for hostile in ("../../etc", "a/b", "..", "", "x" * 500, "ses id"):
+        name = safe_session_dir_name(hostile)
+        assert "/" not in name and name not in (".", "..") and len(name) < 130
+
+
+def test_project_role_and_stage_files(tmp_path: Path):
+    project = Project(tmp_path)
+    assert project.current_role() is None
+    project.set_role("build")
+    assert project.current_role() == "build"
+    (tmp_path / ".hookgate" / "current_role").write_text("two words\n")
+    assert project.current_role() is None  # not one word: no role, never a crash
+    assert project.clear_role() and not project.clear_role()
+    project.append_stage("gdd")
+    (tmp_path / ".hookgate" / "stage.jsonl").open("a").write("{broken\n")
+    project.append_stage("build")
+    assert [e["role"] for e in project.stage_log()] == ["gdd", "build"]
+
+
+def test_project_is_found_from_a_subdirectory(tmp_path: Path):
+    (tmp_path / ".hookgate").mkdir()
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    assert Project.find(deep, env={}).root == tmp_path.resolve()
+    assert Project.find(deep, env={"HOOKGATE_PROJECT_DIR": str(deep)}).root == deep.resolve()
