@@ -49,11 +49,11 @@ def load_policy(cwd: str | None, env: Mapping[str, str] = os.environ) -> Policy:
     project = Project.find(cwd, env)
     try:
         config = load_config(project.config_path)
-        engine = build_engine(config)
+        engine = build_engine(config, project)
         error = None
     except ConfigError as exc:
         config = _preset_config()
-        engine = build_engine(config)
+        engine = build_engine(config, project)
         error = f"invalid config: {exc}"
     if config.state_dir:
         project = Project(project.root, (project.root / config.state_dir).resolve())

@@ -1,9 +1,11 @@
-"""The policy in force: every gate hookgate ships or the project adds, with the config's
-per-gate settings (enabled, fail_mode, timeout, priority, block_limit) applied."""
+"""The policy in force: the gates of every source (the pipeline pack, the project's command hooks,
+its registered Python hooks), with the config's per-gate settings applied (enabled, fail_mode,
+timeout, priority, block_limit)."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from importlib import import_module
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -12,29 +14,26 @@ from .engine.gate import Gate, Observer
 from .engine.loop import Engine
 from .errors import ConfigError
 
+if TYPE_CHECKING:
+    from .store.project import Project
 
-def builtin_gates() -> tuple[Gate, ...]:
-    from .pipeline import GATES
-
-    return GATES
-
-
-def builtin_observers() -> tuple[Observer, ...]:
-    from .pipeline import OBSERVERS
-
-    return OBSERVERS
+# Each source is a module with `gates(config, project)` and `observers(config, project)`;
+# a source adds its gates here and nowhere else.
+GATE_SOURCES: tuple[str, ...] = ("hookgate.pipeline",)
 
 
-def build_engine(config: Config, extra: Iterable[Gate] = ()) -> Engine:
-    gates = [*builtin_gates(), *extra]
+def build_engine(config: Config, project: "Project | None" = None) -> Engine:
+    gates: list[Gate] = []
+    observers: list[Observer] = []
+    for name in GATE_SOURCES:
+        source = import_module(name)
+        gates.extend(source.gates(config, project))
+        observers.extend(source.observers(config, project))
     known = {gate.id for gate in gates}
     unknown = sorted(set(config.gates) - known)
     if unknown:
         raise ConfigError(f"unknown gate(s) {unknown} - at `$.gates`; known: {', '.join(sorted(known))}")
-    return Engine(
-        (configured(gate, config) for gate in gates if _enabled(gate, config)),
-        builtin_observers(),
-    )
+    return Engine((configured(gate, config) for gate in gates if _enabled(gate, config)), observers)
 
 
 def configured(gate: Gate, config: Config) -> Gate:

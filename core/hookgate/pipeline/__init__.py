@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..config.schema import Config
 from ..engine.gate import Gate, Observer
 from . import permissions
 
+if TYPE_CHECKING:
+    from ..store.project import Project
+
 GATES: tuple[Gate, ...] = (*permissions.GATES,)
 OBSERVERS: tuple[Observer, ...] = ()
+
+
+def gates(config: Config, project: "Project | None") -> tuple[Gate, ...]:
+    return GATES
+
+
+def observers(config: Config, project: "Project | None") -> tuple[Observer, ...]:
+    return OBSERVERS
