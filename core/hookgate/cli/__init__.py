@@ -10,6 +10,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("hookgate.cli.hook", "stdin adapter: one payload in, the runtime's answer out"),
     "install": ("hookgate.cli.install", "merge hookgate's registrations into a runtime's config"),
     "uninstall": ("hookgate.cli.install", "remove exactly what install added"),
+    "serve": ("hookgate.cli.serve", "JSON-RPC 2.0 core on stdin/stdout (the OpenCode plugin runs it)"),
     "role": ("hookgate.cli.role", "set, clear or show the active pipeline role"),
     "demo": ("hookgate.cli.demo", "a scripted pipeline session through the adapters, gates firing"),
 }

@@ -1,0 +1,106 @@
+"""Hot reload: the policy in force is rebuilt whenever one of the files it is made of changes.
+
+Watched (the project files of DESIGN.md): `.hookgate/config.toml`, `current_role`,
+`stage_schemas.json`, `hooks.json`, `.hookgate/policies/*.py`, and the user's
+`~/.hookgate/hooks.json`. A directory that does not exist yet is watched through its nearest
+existing parent, so creating `.hookgate/policies/` later is noticed too.
+
+A reload that fails keeps the last good policy. The error is logged and handed once to the next
+verdict's user message, so a typo shows where the user looks and never turns into a silent allow.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Awaitable, Callable
+
+from ..hookcall import Policy
+from ..store.project import Project
+
+# how long a burst of saves is gathered before one reload (an editor writes a file in steps)
+STEP_MS = 30
+DEBOUNCE_MS = 500
+
+
+class PolicyHolder:
+    """The policy in force. Decisions read `policy` from any thread; reloads replace it whole."""
+
+    def __init__(self, load: Callable[[], Policy], log: Callable[[str], None]) -> None:
+        self._load = load
+        self._log = log
+        self._lock = threading.Lock()
+        self._notice: str | None = None
+        self.policy = load()
+        self.generation = 1
+        if self.policy.error:
+            log(f"{self.policy.error}; the preset's gates and fail modes stand in until it is fixed")
+
+    def reload(self) -> str | None:
+        """Rebuild the policy; on failure keep the one in force. Returns the error, if any."""
+        try:
+            policy = self._load()
+            error = policy.error
+        except Exception as exc:  # a broken policy file may raise anything; the core must not go down
+            error = f"{type(exc).__name__}: {exc}"
+        with self._lock:
+            if error:
+                kept = "the last good policy" if not self.policy.error else "the preset's gates"
+                self._notice = f"hookgate: reload failed, keeping {kept}: {error}"
+                self._log(self._notice)
+                return error
+            self.policy = policy
+            self.generation += 1
+            self._notice = None  # fixed before anyone saw it
+        self._log(f"policy reloaded (generation {self.generation})")
+        return None
+
+    def take_notice(self) -> str | None:
+        """The undelivered reload error, once."""
+        with self._lock:
+            notice, self._notice = self._notice, None
+        return notice
+
+
+class WatchSet:
+    """The files a policy is made of, and the directories to watch to see them change."""
+
+    def __init__(self, project: Project, home: Path) -> None:
+        self.files = frozenset({
+            project.config_path, project.role_path, project.schemas_path, project.hooks_path,
+            home / ".hookgate" / "hooks.json",
+        })
+        self.policy_dir = project.dir / "policies"
+        self.dirs = frozenset({*(path.parent for path in self.files), self.policy_dir})
+
+    def roots(self) -> frozenset[Path]:
+        """Existing directories, watched non-recursively, that see every target change."""
+        return frozenset(_nearest_existing(directory) for directory in self.dirs)
+
+    def matters(self, path: Path) -> bool:
+        if path in self.files or (path.parent == self.policy_dir and path.suffix == ".py"):
+            return True
+        # a directory on the way to a target appeared or went: the watched roots change
+        return any(path == directory or path in directory.parents for directory in self.dirs)
+
+
+def _nearest_existing(directory: Path) -> Path:
+    while not directory.is_dir() and directory.parent != directory:
+        directory = directory.parent
+    return directory
+
+
+async def watch(targets: WatchSet, on_change: Callable[[], Awaitable[None]], stop: "object") -> None:
+    """Call `on_change` after each burst of changes to the targets, until `stop` is set."""
+    from watchfiles import Change, awatch
+
+    def wanted(change: Change, path: str) -> bool:
+        return targets.matters(Path(path))
+
+    while not stop.is_set():  # type: ignore[attr-defined]
+        roots = targets.roots()
+        async for _ in awatch(*sorted(roots), watch_filter=wanted, recursive=False, stop_event=stop,  # type: ignore[arg-type]
+                              step=STEP_MS, debounce=DEBOUNCE_MS, raise_interrupt=False):
+            await on_change()
+            if targets.roots() != roots:
+                break  # watch the new set of directories

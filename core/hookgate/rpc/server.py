@@ -1,0 +1,252 @@
+"""The JSON-RPC 2.0 core the OpenCode plugin keeps running (`hookgate serve --stdio`).
+
+Methods
+    initialize  {runtime?, versions?, protocol?} -> {protocol, server, project, capabilities}
+    evaluate    {event: <canonical event>}        -> the verdict, tagged by "kind" (model/verdicts.py)
+    shutdown    -                                 -> null, after the requests in flight are answered;
+                                                     then the server exits
+Notification sent
+    policy/reloaded  {ok, error, generation, capabilities}   after each reload attempt
+
+Every decision goes through `hookcall.decide`, the path the stdin hooks take, so a policy decides
+alike on every runtime. Requests are served concurrently, except that the events of one agent of
+one session are decided in the order they arrived: a SubagentStart must be on record before that
+subagent's first tool call is judged. A line that is not a valid request gets its error response
+and the loop goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import os
+import signal
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+import msgspec
+
+from .. import __version__
+from ..errors import PayloadError
+from ..hookcall import Policy, decide
+from ..model.codec import event_from_builtins, unknown_event
+from ..model.events import KNOWN_EVENTS, Event
+from ..model.verdicts import Verdict
+from . import protocol
+from .protocol import RpcError
+from .reload import PolicyHolder, WatchSet, watch
+from .transport import FrameTooLarge, StdioTransport
+
+PROTOCOL_VERSION = 1
+# the task answering the current frame: a shutdown waits for every other request, not its own
+_FRAME: contextvars.ContextVar["asyncio.Task[Any] | None"] = contextvars.ContextVar("frame", default=None)
+# what a decision may take beyond its gates' own timeouts (files, locks, the pipe)
+DECISION_SLACK_S = 1.0
+
+
+def capabilities(policy: Policy) -> dict[str, Any]:
+    """Per event: the gates that run on it and what the client must do when the core cannot
+    answer (fail_mode "closed" if any of them fails closed), and how long a decision may take."""
+    events: dict[str, Any] = {}
+    for name in KNOWN_EVENTS:
+        gates = [gate for gate in policy.engine.gates if name in gate.events]
+        events[name] = {
+            "fail_mode": "closed" if any(gate.fail_mode == "closed" for gate in gates) else "open",
+            "timeout_ms": round((sum(gate.timeout for gate in gates) + DECISION_SLACK_S) * 1000),
+            "gates": [{"id": gate.id, "matcher": gate.matcher, "fail_mode": gate.fail_mode} for gate in gates],
+        }
+    return {"events": events, "reload": True}
+
+
+class Server:
+    def __init__(self, transport: StdioTransport, holder: PolicyHolder, *, watch_set: WatchSet | None = None,
+                 workers: int = 4, log: Callable[[str], None]) -> None:
+        self._transport = transport
+        self._holder = holder
+        self._watch_set = watch_set
+        self._log = log
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hookgate-decide")
+        self._initialized = False
+        self._closing = False
+        self._inflight: set[asyncio.Task[Any]] = set()
+        self._tails: dict[tuple[str, str], asyncio.Future[None]] = {}
+        self._inbox: asyncio.Queue[bytes | Exception | None] = asyncio.Queue()
+
+    # -- the loop ----------------------------------------------------------------------------
+    async def serve(self) -> int:
+        loop = asyncio.get_running_loop()
+        threading.Thread(target=self._read_frames, args=(loop,), name="hookgate-stdin", daemon=True).start()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self._inbox.put_nowait, None)
+        stop_watching = asyncio.Event()
+        watcher = asyncio.create_task(self._watch(stop_watching)) if self._watch_set else None
+        while True:
+            item = await self._inbox.get()
+            if item is None:
+                break
+            if isinstance(item, Exception):
+                self._send(protocol.error(None, RpcError(protocol.INVALID_REQUEST, f"invalid request: {item}")))
+                continue
+            self._track(self._answer(item))
+        await self._drain()
+        stop_watching.set()
+        if watcher:
+            await asyncio.gather(watcher, return_exceptions=True)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._transport.close()
+        return 0
+
+    def _read_frames(self, loop: asyncio.AbstractEventLoop) -> None:
+        while True:
+            try:
+                frame: bytes | Exception | None = self._transport.read_frame()
+            except FrameTooLarge as exc:
+                frame = exc
+            except (OSError, ValueError) as exc:
+                self._log(f"stdin failed ({exc}); stopping")
+                frame = None
+            loop.call_soon_threadsafe(self._inbox.put_nowait, frame)
+            if frame is None:
+                return
+
+    def _track(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._inflight.add(task)
+        task.add_done_callback(self._inflight.discard)
+
+    async def _drain(self) -> None:
+        own = {asyncio.current_task(), _FRAME.get()}
+        pending = [task for task in self._inflight if task not in own]
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    def _send(self, message: Any) -> None:
+        try:
+            self._transport.write_frame(protocol.encode(message))
+        except (OSError, ValueError) as exc:  # the client went away: nobody is left to answer
+            self._log(f"stdout failed ({exc}); stopping")
+            self._inbox.put_nowait(None)
+
+    async def _answer(self, frame: bytes) -> None:
+        _FRAME.set(asyncio.current_task())
+        messages, batch = protocol.parse(frame)
+        answers = [a for a in await asyncio.gather(*(self._serve(m) for m in messages)) if a is not None]
+        if answers:
+            self._send(answers if batch else answers[0])
+        if any(isinstance(m, protocol.Request) and m.method == "shutdown" for m in messages):
+            self._inbox.put_nowait(None)
+
+    async def _serve(self, message: protocol.Message) -> dict[str, Any] | None:
+        if isinstance(message, protocol.Invalid):
+            return protocol.error(message.id, message.error)
+        try:
+            value = await self._call(message.method, message.params)
+        except RpcError as exc:
+            answer = protocol.error(None if message.is_notification else message.id, exc)
+        except Exception as exc:  # a bug in hookgate: answer it, keep serving
+            self._log(f"internal error in {message.method}: {type(exc).__name__}: {exc}")
+            answer = protocol.error(message.id, RpcError(protocol.INTERNAL_ERROR, f"internal error: {type(exc).__name__}: {exc}"))
+        else:
+            answer = protocol.result(message.id, value)
+        return None if message.is_notification else answer
+
+    # -- methods -----------------------------------------------------------------------------
+    async def _call(self, method: str, params: Any) -> Any:
+        if self._closing:
+            raise RpcError(protocol.SHUTTING_DOWN, "the server is shutting down")
+        if method == "initialize":
+            return self._initialize(_object(params))
+        if method == "shutdown":
+            self._closing = True
+            await self._drain()
+            return None
+        if method == "evaluate":
+            if not self._initialized:
+                raise RpcError(protocol.SERVER_NOT_INITIALIZED, "call initialize first")
+            return await self._evaluate(_object(params))
+        raise RpcError(protocol.METHOD_NOT_FOUND, f"method not found: {method!r}; known: initialize, evaluate, shutdown")
+
+    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        wanted = params.get("protocol", PROTOCOL_VERSION)
+        if wanted != PROTOCOL_VERSION:
+            raise RpcError(protocol.INVALID_PARAMS, f"protocol {wanted!r} is not supported; this core speaks {PROTOCOL_VERSION}")
+        self._initialized = True
+        versions = params.get("versions")
+        self._log(f"initialized by {params.get('runtime', 'a client')} {versions if versions else ''}".rstrip())
+        policy = self._holder.policy
+        return {
+            "protocol": PROTOCOL_VERSION,
+            "server": {"name": "hookgate", "version": __version__, "pid": os.getpid()},
+            "project": str(policy.project.root),
+            "capabilities": capabilities(policy),
+            "error": policy.error,
+        }
+
+    async def _evaluate(self, params: dict[str, Any]) -> Verdict:
+        raw = params.get("event")
+        if not isinstance(raw, dict):
+            raise RpcError(protocol.INVALID_PARAMS, "invalid params: `event` must be an object (a canonical event)")
+        try:
+            event, error = event_from_builtins(raw), None
+        except PayloadError as exc:
+            name = raw.get("hook_event_name")
+            if not isinstance(name, str) or not name:
+                raise RpcError(protocol.INVALID_PARAMS, f"invalid params: {exc}") from None
+            # a known event with unreadable fields: its gates' fail modes decide, as on the stdin path
+            event, error = unknown_event(name, raw), str(exc)
+        return await self._in_order((event.session_id, event.agent_id or ""), lambda: self._decide(event, error))
+
+    async def _in_order(self, key: tuple[str, str], work: Callable[[], Verdict]) -> Verdict:
+        loop = asyncio.get_running_loop()
+        previous = self._tails.get(key)
+        done: asyncio.Future[None] = loop.create_future()
+        self._tails[key] = done
+        try:
+            if previous is not None:
+                await previous
+            return await loop.run_in_executor(self._pool, work)
+        finally:
+            done.set_result(None)
+            if self._tails.get(key) is done:
+                del self._tails[key]
+
+    def _decide(self, event: Event, error: str | None) -> Verdict:
+        policy = self._holder.policy
+        if error:
+            policy = msgspec.structs.replace(policy, error=error)
+        try:
+            verdict, _, ctx = decide(policy, [event])
+        except Exception as exc:  # a bug in hookgate: the gates' fail modes decide
+            failed = msgspec.structs.replace(policy, error=f"internal error: {type(exc).__name__}: {exc}")
+            verdict, _, ctx = decide(failed, [event])
+        for line in ctx.warnings:
+            self._log(line)
+        notice = self._holder.take_notice()
+        if notice:
+            verdict = msgspec.structs.replace(verdict, message="\n".join(filter(None, [notice, verdict.message])))
+        return verdict
+
+    # -- hot reload --------------------------------------------------------------------------
+    async def _watch(self, stop: asyncio.Event) -> None:
+        assert self._watch_set is not None
+
+        async def reload() -> None:
+            error = await asyncio.to_thread(self._holder.reload)
+            self._send(protocol.notification("policy/reloaded", {
+                "ok": error is None, "error": error, "generation": self._holder.generation,
+                "capabilities": capabilities(self._holder.policy),
+            }))
+
+        try:
+            await watch(self._watch_set, reload, stop)
+        except Exception as exc:  # no watcher (e.g. inotify limits): decisions go on with the policy in force
+            self._log(f"hot reload is off: {type(exc).__name__}: {exc}")
+
+
+def _object(params: Any) -> dict[str, Any]:
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise RpcError(protocol.INVALID_PARAMS, "invalid params: expected an object (named parameters)")
+    return params
