@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Callable
 
 from ..hookcall import Policy
 from ..store.project import Project
@@ -90,17 +90,31 @@ def _nearest_existing(directory: Path) -> Path:
     return directory
 
 
-async def watch(targets: WatchSet, on_change: Callable[[], Awaitable[None]], stop: "object") -> None:
-    """Call `on_change` after each burst of changes to the targets, until `stop` is set."""
-    from watchfiles import Change, awatch
+def watch(targets: WatchSet, on_change: Callable[[], None], stop: threading.Event,
+          ready: threading.Event | None = None) -> None:
+    """Call `on_change` after each burst of changes to the targets, until `stop` is set; `ready` is
+    set once the watches are live. Blocks: run it on a thread of its own.
 
-    def wanted(change: Change, path: str) -> bool:
-        return targets.matters(Path(path))
+    This drives watchfiles' documented low-level backend (RustNotify) rather than `awatch`, because
+    a change of the watched directories must be followed by a reload only once the new watches are
+    live: a file saved in between would otherwise go unseen."""
+    from watchfiles._rust_notify import RustNotify
 
-    while not stop.is_set():  # type: ignore[attr-defined]
+    changed = False
+    while not stop.is_set():
         roots = targets.roots()
-        async for _ in awatch(*sorted(roots), watch_filter=wanted, recursive=False, stop_event=stop,  # type: ignore[arg-type]
-                              step=STEP_MS, debounce=DEBOUNCE_MS, raise_interrupt=False):
-            await on_change()
-            if targets.roots() != roots:
-                break  # watch the new set of directories
+        with RustNotify(sorted(map(str, roots)), False, False, 300, False, True) as notifier:
+            if ready is not None:
+                ready.set()
+            if changed:  # the directories changed: reload now that their contents are watched
+                on_change()
+            while True:
+                raw = notifier.watch(DEBOUNCE_MS, STEP_MS, 0, stop)
+                if raw == "stop":
+                    return
+                if isinstance(raw, str) or not any(targets.matters(Path(path)) for _, path in raw):
+                    continue
+                changed = True
+                if targets.roots() != roots:
+                    break
+                on_change()

@@ -43,6 +43,7 @@ PROTOCOL_VERSION = 1
 _FRAME: contextvars.ContextVar["asyncio.Task[Any] | None"] = contextvars.ContextVar("frame", default=None)
 # what a decision may take beyond its gates' own timeouts (files, locks, the pipe)
 DECISION_SLACK_S = 1.0
+WATCH_START_TIMEOUT_S = 5.0
 
 
 def capabilities(policy: Policy) -> dict[str, Any]:
@@ -72,15 +73,19 @@ class Server:
         self._inflight: set[asyncio.Task[Any]] = set()
         self._tails: dict[tuple[str, str], asyncio.Future[None]] = {}
         self._inbox: asyncio.Queue[bytes | Exception | None] = asyncio.Queue()
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- the loop ----------------------------------------------------------------------------
     async def serve(self) -> int:
-        loop = asyncio.get_running_loop()
-        threading.Thread(target=self._read_frames, args=(loop,), name="hookgate-stdin", daemon=True).start()
+        self._loop = loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._inbox.put_nowait, None)
-        stop_watching = asyncio.Event()
-        watcher = asyncio.create_task(self._watch(stop_watching)) if self._watch_set else None
+        stop_watching, watching = threading.Event(), threading.Event()
+        if self._watch_set:
+            threading.Thread(target=self._watch, args=(stop_watching, watching), name="hookgate-reload", daemon=True).start()
+            # a file saved right after initialize must be seen: answer nothing before the watches are live
+            await asyncio.to_thread(watching.wait, WATCH_START_TIMEOUT_S)
+        threading.Thread(target=self._read_frames, args=(loop,), name="hookgate-stdin", daemon=True).start()
         while True:
             item = await self._inbox.get()
             if item is None:
@@ -91,8 +96,6 @@ class Server:
             self._track(self._answer(item))
         await self._drain()
         stop_watching.set()
-        if watcher:
-            await asyncio.gather(watcher, return_exceptions=True)
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._transport.close()
         return 0
@@ -126,7 +129,8 @@ class Server:
             self._transport.write_frame(protocol.encode(message))
         except (OSError, ValueError) as exc:  # the client went away: nobody is left to answer
             self._log(f"stdout failed ({exc}); stopping")
-            self._inbox.put_nowait(None)
+            if self._loop is not None:
+                self._loop.call_soon_threadsafe(self._inbox.put_nowait, None)
 
     async def _answer(self, frame: bytes) -> None:
         _FRAME.set(asyncio.current_task())
@@ -228,20 +232,21 @@ class Server:
         return verdict
 
     # -- hot reload --------------------------------------------------------------------------
-    async def _watch(self, stop: asyncio.Event) -> None:
+    def _watch(self, stop: threading.Event, ready: threading.Event) -> None:
         assert self._watch_set is not None
 
-        async def reload() -> None:
-            error = await asyncio.to_thread(self._holder.reload)
+        def reload() -> None:
+            error = self._holder.reload()
             self._send(protocol.notification("policy/reloaded", {
                 "ok": error is None, "error": error, "generation": self._holder.generation,
                 "capabilities": capabilities(self._holder.policy),
             }))
 
         try:
-            await watch(self._watch_set, reload, stop)
+            watch(self._watch_set, reload, stop, ready)
         except Exception as exc:  # no watcher (e.g. inotify limits): decisions go on with the policy in force
             self._log(f"hot reload is off: {type(exc).__name__}: {exc}")
+            ready.set()
 
 
 def _object(params: Any) -> dict[str, Any]:
