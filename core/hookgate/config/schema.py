@@ -33,9 +33,20 @@ class Subagents(_Strict, frozen=True):
     types: dict[str, RuleSet] = {}
 
 
+class Completion(_Strict, frozen=True):
+    """check_completion: once a `dispatched` subagent ran in a worker-dispatch role, every role
+    in `requires` must have run too before the session may stop."""
+
+    dispatched: str = ""
+    requires: list[str] = []
+
+
 class Pipeline(_Strict, frozen=True):
     worker_dispatch_roles: list[str] = []
     known_subagent_roles: list[str] = []
+    # subagent role -> description prefixes that name it when the runtime's agent_type does not
+    role_prefixes: dict[str, list[str]] = {}
+    completion: Completion = Completion()
     worktree_markers: list[str] = []
     paths: dict[str, list[str]] = {}
     roles: dict[str, RuleSet] = {}

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 from ..config.schema import Config
 from ..engine.gate import Gate, Observer
-from . import permissions
+from . import agents, completion, permissions
 
 if TYPE_CHECKING:
     from ..store.project import Project
 
-GATES: tuple[Gate, ...] = (*permissions.GATES,)
-OBSERVERS: tuple[Observer, ...] = ()
+GATES: tuple[Gate, ...] = (*permissions.GATES, *agents.GATES, *completion.GATES)
+OBSERVERS: tuple[Observer, ...] = (*agents.OBSERVERS,)
 
 
 def gates(config: Config, project: "Project | None") -> tuple[Gate, ...]:
