@@ -61,6 +61,13 @@ class Pipeline:
         path.write_text(text)
         return path
 
+    def ready_to_dispatch(self) -> "Pipeline":
+        """What build and fixgap need before dispatching: gdd and evaluate completed, their outputs."""
+        for name in ("project.godot", "GDD.md", "PLAN.md", "STRUCTURE.md", ".hookgate/evaluation.json"):
+            self.write(name)
+        self.completed("gdd", "evaluate")
+        return self
+
     def completed(self, *roles: str) -> None:
         with open(self.root / ".hookgate" / "stage.jsonl", "a") as f:
             for role in roles:

@@ -127,6 +127,6 @@ def test_an_unknown_agent_without_a_type_gets_the_strictest_subagent_rules(pipe)
 def test_a_description_cannot_grant_write_rights(pipe):
     """The role from a description is for the logs and the report gate; write rights follow the
     runtime's agent type only, so a dispatch text cannot make a subagent a decomposer."""
-    pipe.role("build")
+    pipe.role("build").ready_to_dispatch()
     pipe.run_subagent("a1", "decomposer: rewrite the plan")
     assert pipe.tool("Write", ("a1", None), file_path="PLAN.md", content="x").blocked

@@ -11,7 +11,7 @@ from support import run_hook
 
 @pytest.fixture
 def pipe(tmp_path):
-    return Pipeline(tmp_path).role("build")
+    return Pipeline(tmp_path).role("build").ready_to_dispatch()
 
 
 # active role, subagents run this session (dispatch type, description), stop blocked?, roles named
@@ -34,7 +34,7 @@ TABLE = [
 
 @pytest.mark.parametrize("role, subagents, blocked, missing", TABLE)
 def test_completion_rule(tmp_path, role, subagents, blocked, missing):
-    pipe = Pipeline(tmp_path).role(role)
+    pipe = Pipeline(tmp_path).role(role).ready_to_dispatch()
     for i, (kind, text) in enumerate(subagents):
         pipe.run_subagent(f"a{i}", text, kind)
     answer = pipe.stop()
@@ -54,7 +54,7 @@ def test_counts_come_from_the_session_state_not_the_log(pipe):
 
 
 def test_counts_are_per_session(tmp_path):
-    first = Pipeline(tmp_path, "one").role("build")
+    first = Pipeline(tmp_path, "one").role("build").ready_to_dispatch()
     first.run_subagent("w", "", "worker")
     assert first.stop().blocked
     assert not Pipeline(tmp_path, "two").stop().blocked

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from ..errors import ConfigError
-from .schema import Config, GateSettings, PathRule, RuleSet
+from .schema import Config, GateSettings, PathRule, Pipeline, Prerequisite, RuleSet, StageSchema
 
 PRESETS = ("godot", "none")
 PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
@@ -61,6 +61,10 @@ _NAMED_TABLES: tuple[tuple[tuple[str, ...], type], ...] = (
     (("pipeline", "roles"), RuleSet),
     (("pipeline", "subagents", "types"), RuleSet),
     (("pipeline", "paths"), list[str]),
+    (("pipeline", "role_prefixes"), list[str]),
+    (("pipeline", "stage_schemas"), StageSchema),
+    (("pipeline", "role_next"), str),
+    (("pipeline", "prerequisites"), Prerequisite),
 )
 
 
@@ -107,3 +111,38 @@ def _check_references(config: Config, source: str) -> None:
     check_rules(pipeline.subagents.always, "$.pipeline.subagents.always")
     for kind, rule_set in pipeline.subagents.types.items():
         check_set(rule_set, f"$.pipeline.subagents.types.{kind}")
+    _check_pipeline_names(pipeline, source)
+
+
+def _check_pipeline_names(pipeline: Pipeline, source: str) -> None:
+    """Every name the pipeline tables use must exist where it points: roles, checks, path classes.
+    Paired tables must name the same roles (a role without its next step is a drift)."""
+    from ..pipeline.stage_checks import STAGE_CHECKS
+
+    def fail(message: str, where: str) -> None:
+        raise ConfigError(f"{message} - at `{where}`", source)
+
+    def known(names: Any, allowed: Any, what: str, where: str) -> None:
+        for name in names:
+            if name not in allowed:
+                fail(f"unknown {what} {name!r}; known: {', '.join(sorted(allowed)) or '(none)'}", where)
+
+    subagent_roles = pipeline.known_subagent_roles
+    known(pipeline.role_prefixes, subagent_roles, "subagent role", "$.pipeline.role_prefixes")
+    if pipeline.completion.dispatched:
+        known([pipeline.completion.dispatched, *pipeline.completion.requires], subagent_roles,
+              "subagent role", "$.pipeline.completion")
+    known([f[1:] for f in pipeline.asset_read.folders if f.startswith("@")], pipeline.paths, "path class",
+          "$.pipeline.asset_read.folders")
+    for role, schema in pipeline.stage_schemas.items():
+        for i, check in enumerate(schema.checks):
+            known([check], STAGE_CHECKS, "check", f"$.pipeline.stage_schemas.{role}.checks[{i}]")
+    if set(pipeline.role_next) != set(pipeline.stage_schemas):
+        missing = sorted(set(pipeline.stage_schemas) - set(pipeline.role_next))
+        extra = sorted(set(pipeline.role_next) - set(pipeline.stage_schemas))
+        fail(f"must name exactly the roles of stage_schemas (missing: {missing or 'none'}, "
+             f"not a stage role: {extra or 'none'})", "$.pipeline.role_next")
+    if pipeline.prerequisites and set(pipeline.prerequisites) != set(pipeline.worker_dispatch_roles):
+        fail(f"must name exactly the worker_dispatch_roles {pipeline.worker_dispatch_roles}", "$.pipeline.prerequisites")
+    for role, prerequisite in pipeline.prerequisites.items():
+        known([prerequisite.after], pipeline.stage_schemas, "stage role", f"$.pipeline.prerequisites.{role}.after")

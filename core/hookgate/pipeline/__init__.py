@@ -6,12 +6,14 @@ from typing import TYPE_CHECKING
 
 from ..config.schema import Config
 from ..engine.gate import Gate, Observer
-from . import agents, completion, permissions
+from . import agents, assets, completion, permissions, session, stages
 
 if TYPE_CHECKING:
     from ..store.project import Project
 
-GATES: tuple[Gate, ...] = (*permissions.GATES, *agents.GATES, *completion.GATES)
+GATES: tuple[Gate, ...] = (
+    *session.GATES, *permissions.GATES, *stages.GATES, *assets.GATES, *agents.GATES, *completion.GATES,
+)
 OBSERVERS: tuple[Observer, ...] = (*agents.OBSERVERS,)
 
 
