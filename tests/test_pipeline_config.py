@@ -31,6 +31,20 @@ INVALID = [
     ('[pipeline.asset_read]\nfolders = ["@art"]\n', "$.pipeline.asset_read.folders", "unknown path class 'art'"),
     ('[pipeline.asset_read]\nextension = [".png"]\n', "$.pipeline.asset_read", "unknown field `extension`"),
     ('[gates.check_completion]\nblock_limit = 9\n', "$.gates.check_completion", "below Claude Code's own cap of 8"),
+    ('[pipeline.reports.worker]\nchecks = ["test_substance", "lint"]\n', "$.pipeline.reports.worker.checks[1]",
+     "unknown report check 'lint'"),
+    ('[pipeline.reports.worker]\npattern = "#{1,4}(Report"\n', "$.pipeline.reports.worker.pattern",
+     "invalid regular expression"),
+    ('[pipeline.reports.worker]\nsections = [{ name = "Status", pattern = "[" }]\n',
+     "$.pipeline.reports.worker.sections[0].pattern", "invalid regular expression"),
+    ('[pipeline.reports.worker]\nsections = [{ name = "Status" }]\n', "$.pipeline.reports.worker.sections[0]",
+     "missing required field `pattern`"),
+    ('[pipeline.reports.reviewer]\nsubstantive_sections = ["Verdict"]\n', "$.pipeline.reports.reviewer.substantive_sections",
+     "unknown section 'Verdict'"),
+    ('[pipeline.reports.tester]\nmarker = "## Test Report:"\n', "$.pipeline.reports", "unknown subagent role 'tester'"),
+    ('[pipeline.report_checks]\nunit_test = "(unit"\n', "$.pipeline.report_checks.unit_test", "invalid regular expression"),
+    ('[pipeline]\ndiagnosed_roles = ["lead"]\n', "$.pipeline.diagnosed_roles", "unknown subagent role 'lead'"),
+    ('[gates.check_worker_report]\nblock_limit = 0\n', "$.gates.check_worker_report", "at least 1"),
 ]
 
 
@@ -65,7 +79,16 @@ def test_the_preset_is_seed_000(tmp_path):
     assert pipeline.asset_read.extensions == [".png", ".jpg", ".jpeg", ".svg", ".webp", ".gif", ".bmp", ".tga"]
     engine = build_engine(load(tmp_path, ""))
     limits = {g.id: (g.block_limit.per, g.block_limit.limit) for g in engine.gates if g.block_limit}
-    assert limits["check_completion"] == ("session", 5)
+    assert limits == {"check_worker_report": ("agent", 2), "check_completion": ("session", 5)}
+    assert {r: [s.name for s in f.sections] for r, f in pipeline.reports.items()} == {
+        "worker": ["Status", "Files Changed", "Tests", "Build"],
+        "verifier": ["Overall", "Results", "Adversarial Probes"],
+        "reviewer": ["Reviewers Matched", "ECS Review", "Issues Found", "Summary"],
+        "analyst": ["Status", "Asset Summary", "Art Style Summary", "Files Generated"],
+        "asset-producer": ["Status", "Production Unit", "Outputs", "Tools", "Validation", "Handoff"],
+    }
+    assert [r for r, f in pipeline.reports.items() if f.outcome_block] == ["asset-producer"]
+    assert pipeline.reports["reviewer"].min_section_chars == 50
 
 
 def test_config_changes_one_part_and_keeps_the_rest(tmp_path):

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from ..errors import ConfigError
-from .schema import Config, GateSettings, PathRule, Pipeline, Prerequisite, RuleSet, StageSchema
+from .schema import Config, GateSettings, PathRule, Pipeline, Prerequisite, ReportFormat, RuleSet, StageSchema
 
 PRESETS = ("godot", "none")
 PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
@@ -65,6 +66,7 @@ _NAMED_TABLES: tuple[tuple[tuple[str, ...], type], ...] = (
     (("pipeline", "stage_schemas"), StageSchema),
     (("pipeline", "role_next"), str),
     (("pipeline", "prerequisites"), Prerequisite),
+    (("pipeline", "reports"), ReportFormat),
 )
 
 
@@ -117,6 +119,7 @@ def _check_references(config: Config, source: str) -> None:
 def _check_pipeline_names(pipeline: Pipeline, source: str) -> None:
     """Every name the pipeline tables use must exist where it points: roles, checks, path classes.
     Paired tables must name the same roles (a role without its next step is a drift)."""
+    from ..pipeline.report_checks import REPORT_CHECKS
     from ..pipeline.stage_checks import STAGE_CHECKS
 
     def fail(message: str, where: str) -> None:
@@ -129,6 +132,21 @@ def _check_pipeline_names(pipeline: Pipeline, source: str) -> None:
 
     subagent_roles = pipeline.known_subagent_roles
     known(pipeline.role_prefixes, subagent_roles, "subagent role", "$.pipeline.role_prefixes")
+    known(pipeline.reports, subagent_roles, "subagent role", "$.pipeline.reports")
+    known(pipeline.diagnosed_roles, subagent_roles, "subagent role", "$.pipeline.diagnosed_roles")
+    for role, fmt in pipeline.reports.items():
+        where = f"$.pipeline.reports.{role}"
+        for i, name in enumerate(fmt.checks):
+            known([name], REPORT_CHECKS, "report check", f"{where}.checks[{i}]")
+        regexes = [("pattern", fmt.pattern), ("fallback", fmt.fallback)]
+        regexes += [(f"sections[{i}].pattern", s.pattern) for i, s in enumerate(fmt.sections)]
+        for field, regex in regexes:
+            _check_regex(regex, f"{where}.{field}", source)
+        known(fmt.substantive_sections, [s.name for s in fmt.sections], "section", f"{where}.substantive_sections")
+    checks = pipeline.report_checks
+    for i, regex in enumerate(checks.test_substance):
+        _check_regex(regex, f"$.pipeline.report_checks.test_substance[{i}]", source)
+    _check_regex(checks.unit_test, "$.pipeline.report_checks.unit_test", source)
     if pipeline.completion.dispatched:
         known([pipeline.completion.dispatched, *pipeline.completion.requires], subagent_roles,
               "subagent role", "$.pipeline.completion")
@@ -146,3 +164,10 @@ def _check_pipeline_names(pipeline: Pipeline, source: str) -> None:
         fail(f"must name exactly the worker_dispatch_roles {pipeline.worker_dispatch_roles}", "$.pipeline.prerequisites")
     for role, prerequisite in pipeline.prerequisites.items():
         known([prerequisite.after], pipeline.stage_schemas, "stage role", f"$.pipeline.prerequisites.{role}.after")
+
+
+def _check_regex(regex: str, where: str, source: str) -> None:
+    try:
+        re.compile(regex)
+    except re.error as exc:
+        raise ConfigError(f"invalid regular expression {regex!r} ({exc}) - at `{where}`", source) from None

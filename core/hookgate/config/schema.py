@@ -107,6 +107,7 @@ class Pipeline(_Strict, frozen=True):
     prerequisites: dict[str, Prerequisite] = {}
     reports: dict[str, ReportFormat] = {}
     report_checks: ReportChecks = ReportChecks()
+    diagnosed_roles: list[str] = []  # subagent roles whose failed handoffs are recorded as worker_error
     asset_read: AssetRead = AssetRead()
     worktree_markers: list[str] = []
     paths: dict[str, list[str]] = {}
