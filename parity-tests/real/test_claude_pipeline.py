@@ -14,6 +14,16 @@ from harness.runtimes import copy_agents, hookgate, metrics, new_project, run_cl
 
 pytestmark = pytest.mark.real
 
+WORKER_REPORT = """## Report: M1 Player movement
+### Status: DONE
+### Files Changed
+- `src/player.gd`: movement
+### Tests
+test_player.gd (gdunit): 5 tests -- 5 passed, 0 failed
+### Build
+build OK
+"""
+
 AGENTS = {
     role: f"---\nname: {role}\ndescription: the pipeline's {role}\n---\nYou are the {role}. Do what you are asked.\n"
     for role in ("worker", "verifier", "reviewer")
@@ -28,13 +38,21 @@ def project(tmp_path: Path) -> tuple[Path, Path]:
     return work, home
 
 
+def ready_to_build(work: Path) -> None:
+    """What build needs before it may dispatch: the gdd stage completed (validated) and project.godot."""
+    for name in ("project.godot", "GDD.md", "PLAN.md", "STRUCTURE.md"):
+        (work / name).write_text("")
+    hookgate("stage", "complete", "gdd", cwd=work)
+
+
 def test_completion_is_held_until_the_bound_then_released_unverified(project, fake_model: FakeModel) -> None:
     """build: a worker ran, no verifier or reviewer. Each time the lead tries to stop, hookgate
     holds the stop and tells it what is missing; after 5 holds the stop goes through, recorded
     `unverified`, before Claude Code's own cap of 8 would end the turn silently."""
     work, home = project
+    ready_to_build(work)
     hookgate("role", "set", "build", cwd=work)
-    worker = fake_model.script("pl_cc_worker", Say("worker done"))
+    worker = fake_model.script("pl_cc_worker", Say(WORKER_REPORT))
     marker = fake_model.script(
         "pl_cc_hold",
         Call("Agent", {"description": "worker: M1", "prompt": f"{worker} implement M1", "subagent_type": "worker"}),
@@ -54,6 +72,8 @@ def test_completion_is_held_until_the_bound_then_released_unverified(project, fa
     released = [m for m in records if m["event"] == "hook_force_allow"]
     assert released and all((r["gate"], r["outcome_kind"], r["count"]) == ("check_completion", "unverified", 5)
                             for r in released)
+    [stop] = [m for m in records if m["event"] == "subagent_stop"]
+    assert (stop["role"], stop["outcome_kind"]) == ("worker", "terminal")
     # the hold reached the model as its next instruction
     lead_texts = [t for r in fake_model.seen("pl_cc_hold") for t in r.user_texts]
     assert any("Cannot finish build yet" in t for t in lead_texts), lead_texts
