@@ -12,6 +12,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "uninstall": ("hookgate.cli.install", "remove exactly what install added"),
     "serve": ("hookgate.cli.serve", "JSON-RPC 2.0 core on stdin/stdout (the OpenCode plugin runs it)"),
     "role": ("hookgate.cli.role", "set, clear or show the active pipeline role"),
+    "stage": ("hookgate.cli.stage", "validate a pipeline role's outputs, then record its completion"),
     "demo": ("hookgate.cli.demo", "a scripted pipeline session through the adapters, gates firing"),
 }
 
