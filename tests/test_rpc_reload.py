@@ -36,7 +36,8 @@ def test_a_config_change_applies_without_a_restart(core: Core, root: Path):
     (root / ".hookgate" / "config.toml").write_text(DISABLE_WRITE_RULES)
     reloaded = core.notification("policy/reloaded")
     assert reloaded["ok"] and reloaded["generation"] == 2
-    assert reloaded["capabilities"]["events"]["PreToolUse"]["fail_mode"] == "open"  # the closed gate is gone
+    gates = {gate["id"] for gate in reloaded["capabilities"]["events"]["PreToolUse"]["gates"]}
+    assert "check_file_permissions" not in gates  # the capabilities follow the new policy
     assert core.evaluate(pre_write(root, "src/a.gd"))["kind"] == "allow"
 
 
