@@ -78,7 +78,7 @@ def test_an_event_with_unreadable_fields_gets_its_gates_fail_mode(core: Core, ro
     core.initialize()
     verdict = core.evaluate({"hook_event_name": "PreToolUse", "session_id": "s1", "tool_name": 42})
     assert verdict["kind"] == "block"
-    assert "check_file_permissions fail closed" in verdict["reason"]
+    assert "check_file_permissions" in verdict["reason"] and "fail closed" in verdict["reason"]
     # an unknown event is served (no gate runs on it), never an error
     assert core.evaluate({"hook_event_name": "SomethingNew", "session_id": "s1"})["kind"] == "allow"
 
