@@ -111,12 +111,12 @@ def test_many_requests_in_flight_are_all_answered(core: Core, root: Path):
     assert total == 200 + 100  # a file_write each, a hook_block for each .gd
 
 
-def test_one_agents_events_keep_their_order_others_do_not_wait(root: Path):
+def test_one_sessions_events_keep_their_order_others_do_not_wait(root: Path):
     core = Core(root, "--no-reload", extra_gates=True)
     try:
         core.initialize()
         slow = core.send("evaluate", {"event": pre_bash(root, session="a", command="x", sleep="1.5")})
-        same_agent = core.send("evaluate", {"event": pre_bash(root, session="a", command="y")})
+        same_agent = core.send("evaluate", {"event": {**pre_bash(root, session="a", command="y"), "agent_id": "sub1"}})
         other_session = core.send("evaluate", {"event": pre_bash(root, session="b", command="z")})
         assert core.answer(other_session)["result"]["kind"] == "allow"
         assert not core.answered(slow) and not core.answered(same_agent)

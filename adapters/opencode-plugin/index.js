@@ -71,7 +71,8 @@ export const HookgatePlugin = async (input, options = {}) => {
 
   async function who(sessionID) {
     const resolved = await sessions.resolve(sessionID)
-    await starts.get(sessionID) // a session's start is decided before anything it does
+    // a session's start (and its root's) is decided before anything done in it
+    await Promise.all([starts.get(resolved.root), starts.get(sessionID)])
     return resolved
   }
 
@@ -98,6 +99,7 @@ export const HookgatePlugin = async (input, options = {}) => {
   async function onSessionCreated(info) {
     sessions.note(info)
     const resolved = await sessions.resolve(info.id)
+    if (resolved.agentId) await starts.get(resolved.root) // SessionStart resets the session first
     const event = resolved.agentId ? t.subagentStart(resolved, directory) : t.sessionStart(resolved, directory)
     const verdict = await decide(event)
     if (verdict.context) startContext.set(info.id, verdict.context)

@@ -38,6 +38,15 @@ export class CoreUnavailable extends Error {
  * @property {typeof spawnProcess} [spawn]
  */
 
+function withinDeadline(promise, deadline) {
+  let timer
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new CoreUnavailable(`no answer from the core within ${deadline.budgetMs} ms`)),
+      Math.max(0, deadline.at - Date.now()))
+  })
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+}
+
 export class CoreClient {
   /** @param {CoreOptions} options */
   constructor(options) {
@@ -62,11 +71,12 @@ export class CoreClient {
 
   /** Evaluate one canonical event; the verdict, or a CoreUnavailable when there is none in time. */
   async evaluate(event) {
-    const deadline = Date.now() + this.timeoutFor(event.hook_event_name)
-    return this.request("evaluate", { event }, deadline)
+    return this.request("evaluate", { event }, this.timeoutFor(event.hook_event_name))
   }
 
-  async request(method, params, deadline = Date.now() + DEFAULT_TIMEOUT_MS) {
+  /** One request; starting the core, if needed, counts against the same budget. */
+  async request(method, params, budgetMs = DEFAULT_TIMEOUT_MS) {
+    const deadline = { at: Date.now() + budgetMs, budgetMs }
     const child = await this.ensureStarted(deadline)
     return this.send(child, method, params, deadline)
   }
@@ -80,7 +90,7 @@ export class CoreClient {
       }
       this.starting = this.start(deadline).finally(() => { this.starting = null })
     }
-    return this.starting
+    return withinDeadline(this.starting, deadline) // a start begun by another request has its own
   }
 
   async start(deadline) {
@@ -168,11 +178,10 @@ export class CoreClient {
         return reject(new CoreUnavailable("the core is not running"))
       }
       const id = ++this.nextId
-      const wait = Math.max(0, deadline - Date.now())
       const timer = setTimeout(() => {
         this.pending.delete(id)
-        reject(new CoreUnavailable(`no answer from the core within ${wait} ms`))
-      }, wait)
+        reject(new CoreUnavailable(`no answer from the core within ${deadline.budgetMs} ms`))
+      }, Math.max(0, deadline.at - Date.now()))
       this.pending.set(id, { resolve, reject, timer })
       child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n")
     })
@@ -207,7 +216,7 @@ export class CoreClient {
     if (!child || child.exitCode !== null || child.signalCode !== null) return
     const exited = new Promise((resolve) => child.once("exit", resolve))
     try {
-      await this.send(child, "shutdown", undefined, Date.now() + SHUTDOWN_GRACE_MS)
+      await this.send(child, "shutdown", undefined, { at: Date.now() + SHUTDOWN_GRACE_MS, budgetMs: SHUTDOWN_GRACE_MS })
     } catch { /* it is going away either way */ }
     child.stdin.end()
     const timer = setTimeout(() => child.kill("SIGKILL"), SHUTDOWN_GRACE_MS)

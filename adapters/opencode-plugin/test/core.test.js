@@ -48,7 +48,8 @@ test("a crash rejects what is pending, and the next request starts a new core", 
 
 test("a core that never answers initialize is killed, and restarts back off", async () => {
   const core = fake("mute", { timeoutMs: 300 })
-  await assert.rejects(core.evaluate(write("a.txt")), /no answer from the core/)
+  await assert.rejects(core.evaluate(write("a.txt")), /no answer from the core within 300 ms/)
+  await until(() => core.starting === null && core.child === null) // the failed start is over
   await assert.rejects(core.evaluate(write("a.txt")), /failed to start 1 time\(s\); next try in/)
   await core.dispose()
 })

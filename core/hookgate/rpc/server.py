@@ -9,9 +9,9 @@ Notification sent
     policy/reloaded  {ok, error, generation, capabilities}   after each reload attempt
 
 Every decision goes through `hookcall.decide`, the path the stdin hooks take, so a policy decides
-alike on every runtime. Requests are served concurrently, except that the events of one agent of
-one session are decided in the order they arrived: a SubagentStart must be on record before that
-subagent's first tool call is judged. A line that is not a valid request gets its error response
+alike on every runtime. Requests are served concurrently, except that the events of one session
+are decided in the order they arrived: a SessionStart resets the session before anything else in
+it is judged, and a SubagentStart is on record before that subagent's first tool call. A line that is not a valid request gets its error response
 and the loop goes on.
 """
 
@@ -71,7 +71,7 @@ class Server:
         self._initialized = False
         self._closing = False
         self._inflight: set[asyncio.Task[Any]] = set()
-        self._tails: dict[tuple[str, str], asyncio.Future[None]] = {}
+        self._tails: dict[str, asyncio.Future[None]] = {}
         self._inbox: asyncio.Queue[bytes | Exception | None] = asyncio.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -199,9 +199,9 @@ class Server:
                 raise RpcError(protocol.INVALID_PARAMS, f"invalid params: {exc}") from None
             # a known event with unreadable fields: its gates' fail modes decide, as on the stdin path
             event, error = unknown_event(name, raw), str(exc)
-        return await self._in_order((event.session_id, event.agent_id or ""), lambda: self._decide(event, error))
+        return await self._in_order(event.session_id, lambda: self._decide(event, error))
 
-    async def _in_order(self, key: tuple[str, str], work: Callable[[], Verdict]) -> Verdict:
+    async def _in_order(self, key: str, work: Callable[[], Verdict]) -> Verdict:
         loop = asyncio.get_running_loop()
         previous = self._tails.get(key)
         done: asyncio.Future[None] = loop.create_future()
