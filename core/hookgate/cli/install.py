@@ -13,6 +13,7 @@ from pathlib import Path
 
 INSTALLERS = {
     "claude": "hookgate_claude.settings",
+    "opencode": "hookgate.installers.opencode",
 }
 
 
