@@ -34,14 +34,15 @@ const HOLD = "hookgate-hold" // marks the user messages this plugin queues to ho
  */
 export const HookgatePlugin = async (input, options = {}) => {
   const { client, directory } = input
-  const log = (level, message) => {
+  const log = (level, text) => {
+    const message = text.startsWith("hookgate") ? text : `hookgate: ${text}`
     Promise.resolve(client?.app?.log?.({ body: { service: "hookgate", level, message } })).catch(() => {})
-    if (level !== "info" && !client?.app?.log) console.error(`hookgate: ${message}`)
+    if (level !== "info" && !client?.app?.log) console.error(message)
   }
   const core = new CoreClient({
     command: coreCommand(options), cwd: directory, timeoutMs: options.timeoutMs, log,
     env: { ...process.env, HOOKGATE_RUNTIME: "opencode" },
-    clientInfo: { plugin: PLUGIN_VERSION, opencode: input.project?.version ?? null },
+    clientInfo: { plugin: PLUGIN_VERSION },
   })
   const sessions = new Sessions(client, log)
   /** per session: the last user message, the one whose turn a stop was decided for, whether held */
