@@ -9,10 +9,13 @@ Notification sent
     policy/reloaded  {ok, error, generation, capabilities}   after each reload attempt
 
 Every decision goes through `hookcall.decide`, the path the stdin hooks take, so a policy decides
-alike on every runtime. Requests are served concurrently, except that the events of one session
-are decided in the order they arrived: a SessionStart resets the session before anything else in
-it is judged, and a SubagentStart is on record before that subagent's first tool call. A line that is not a valid request gets its error response
-and the loop goes on.
+alike on every runtime. Requests are pipelined: a client may send many without waiting, and each
+is answered when decided. Decisions run one at a time on the main thread, in arrival order, so a
+SessionStart has reset its session before anything else in it is judged, and a gate's deadline is
+a timer signal rather than a thread per gate (the core answers in well under a millisecond; a
+thread pool doubled that and its tail). The price: a slow gate delays the events behind it, never
+past its own timeout. A line that is not a valid request gets its error response and the loop
+goes on.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ import contextvars
 import os
 import signal
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 import msgspec
@@ -62,16 +64,14 @@ def capabilities(policy: Policy) -> dict[str, Any]:
 
 class Server:
     def __init__(self, transport: StdioTransport, holder: PolicyHolder, *, watch_set: WatchSet | None = None,
-                 workers: int = 4, log: Callable[[str], None]) -> None:
+                 log: Callable[[str], None]) -> None:
         self._transport = transport
         self._holder = holder
         self._watch_set = watch_set
         self._log = log
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hookgate-decide")
         self._initialized = False
         self._closing = False
         self._inflight: set[asyncio.Task[Any]] = set()
-        self._tails: dict[str, asyncio.Future[None]] = {}
         self._inbox: asyncio.Queue[bytes | Exception | None] = asyncio.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -96,7 +96,6 @@ class Server:
             self._track(self._answer(item))
         await self._drain()
         stop_watching.set()
-        self._pool.shutdown(wait=False, cancel_futures=True)
         self._transport.close()
         return 0
 
@@ -199,21 +198,7 @@ class Server:
                 raise RpcError(protocol.INVALID_PARAMS, f"invalid params: {exc}") from None
             # a known event with unreadable fields: its gates' fail modes decide, as on the stdin path
             event, error = unknown_event(name, raw), str(exc)
-        return await self._in_order(event.session_id, lambda: self._decide(event, error))
-
-    async def _in_order(self, key: str, work: Callable[[], Verdict]) -> Verdict:
-        loop = asyncio.get_running_loop()
-        previous = self._tails.get(key)
-        done: asyncio.Future[None] = loop.create_future()
-        self._tails[key] = done
-        try:
-            if previous is not None:
-                await previous
-            return await loop.run_in_executor(self._pool, work)
-        finally:
-            done.set_result(None)
-            if self._tails.get(key) is done:
-                del self._tails[key]
+        return self._decide(event, error)
 
     def _decide(self, event: Event, error: str | None) -> Verdict:
         policy = self._holder.policy
