@@ -150,3 +150,47 @@ test("context reaches the model: appended to the tool output and to the prompt",
   assert.equal(parts[0].text, "hello\n\n[hookgate] seen UserPromptSubmit")
   await hooks.dispose()
 })
+
+test("a child that goes idle without a final text: SubagentStop from its last message; a refusal reaches the parent", async () => {
+  const root = project()
+  const client = fakeClient({ messages: { ses_kid: [
+    { info: { role: "user" }, parts: [{ type: "text", text: "do it" }] },
+    { info: { role: "assistant" }, parts: [{ type: "text", text: "did it, no report" }] },
+  ] } })
+  const hooks = await HookgatePlugin({ client, directory: root }, { command: FAKE_CORE })
+  await hooks.event(created("ses_boss"))
+  await hooks.event(created("ses_kid", { parentID: "ses_boss", agent: "general" }))
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_kid" } } })
+  const output = { title: "t", output: "<task_result>did it</task_result>", metadata: { sessionId: "ses_kid" } }
+  await hooks["tool.execute.after"]({ tool: "task", sessionID: "ses_boss", callID: "c", args: {} }, output)
+  assert.match(output.output, /The subagent stopped although no report\n\(resume it with task_id "ses_kid" to fix this\)/)
+  assert.ok(client.calls.some((c) => c.name === "session.messages" && c.args.path.id === "ses_kid"))
+  assert.equal(client.calls.filter((c) => c.name.startsWith("session.prompt")).length, 0) // a child is never re-prompted
+  await hooks.dispose()
+})
+
+test("a root session that goes idle with its stop undecided is re-prompted through the client", async () => {
+  const root = project()
+  const client = fakeClient({ messages: { ses_r: [{ info: { role: "assistant" }, parts: [] }] } })
+  const hooks = await HookgatePlugin({ client, directory: root }, { command: FAKE_CORE })
+  await hooks["chat.message"]({ sessionID: "ses_r" }, { message: { id: "u1" }, parts: [{ type: "text", text: "go" }] })
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_r" } } })
+  for (let i = 0; i < 200 && !client.calls.some((c) => c.name === "session.promptAsync"); i++) await new Promise((r) => setTimeout(r, 20))
+  const [reprompt] = client.calls.filter((c) => c.name === "session.promptAsync")
+  assert.equal(reprompt.args.path.id, "ses_r")
+  assert.match(reprompt.args.body.parts[0].text, /You may not stop yet:\nno report/)
+  // decided once per turn: a second idle of the same turn does nothing
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_r" } } })
+  await new Promise((r) => setTimeout(r, 200))
+  assert.equal(client.calls.filter((c) => c.name === "session.promptAsync").length, 1)
+  await hooks.dispose()
+})
+
+test("compaction: PreCompact's context joins the compaction prompt", async () => {
+  const root = project()
+  const hooks = await HookgatePlugin({ client: fakeClient(), directory: root }, { command: FAKE_CORE })
+  const output = { context: [] }
+  await hooks["experimental.session.compacting"]({ sessionID: "s" }, output)
+  assert.deepEqual(output.context, ["seen PreCompact"])
+  await hooks.dispose()
+})
