@@ -136,7 +136,11 @@ export const HookgatePlugin = async (input, options = {}) => {
 
   return {
     "tool.execute.before": async (input, output) => {
-      const verdict = await decide(t.preToolUse(input, output.args, await who(input.sessionID), directory))
+      const resolved = await who(input.sessionID)
+      const events = input.tool === "apply_patch" ? t.patchEvents(input, output.args, resolved, directory)
+        : [t.preToolUse(input, output.args, resolved, directory)]
+      if (!events) throw new Error("hookgate cannot tell which files this apply_patch changes, so it is not applied")
+      const verdict = t.combined(await Promise.all(events.map(decide)))
       if (t.refuses(verdict)) throw new Error(t.refusal(verdict))
       if (verdict.kind === "modify") {
         try { // OpenCode 1.18 does not reliably pass rewritten args on; try, and say so if it refuses
@@ -164,6 +168,7 @@ export const HookgatePlugin = async (input, options = {}) => {
 
     "chat.message": async (input, output) => {
       const sessionID = input.sessionID
+      sessions.noteAgent(sessionID, input.agent)
       const state = turn(sessionID)
       state.lastUser = output.message?.id ?? `${Date.now()}`
       if (output.parts?.some((p) => p?.metadata?.[HOLD])) return // our own hold, not the user's prompt

@@ -22,6 +22,12 @@ export class Sessions {
     this.known.set(info.id, { parent: info.parentID || null, agent: info.parentID ? agentOf(info) : null })
   }
 
+  /** A child's agent, when its creation did not name it (chat.message carries it). */
+  noteAgent(sessionID, agent) {
+    const own = this.known.get(sessionID)
+    if (own?.parent && !own.agent && agent) own.agent = agent
+  }
+
   isChild(sessionID) {
     return Boolean(this.known.get(sessionID)?.parent)
   }

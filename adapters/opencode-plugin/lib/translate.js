@@ -44,6 +44,31 @@ export const preToolUse = (input, args, who, cwd) => ({
   ...base("PreToolUse", who, cwd), tool_name: toolName(input.tool), tool_input: toolInput(args), tool_use_id: input.callID,
 })
 
+// apply_patch (OpenCode offers it instead of write/edit to GPT-family models) changes files the
+// way Codex's does: each file it names is judged as the canonical tool Claude would have used
+const PATCH = { begin: "*** Begin Patch", end: "*** End Patch", add: "*** Add File: ", update: "*** Update File: ",
+  delete: "*** Delete File: ", move: "*** Move to: " }
+
+/** The PreToolUse events of one apply_patch call, one per file; null when the text is no patch. */
+export function patchEvents(input, args, who, cwd) {
+  const lines = String(args?.patchText ?? args?.patch_text ?? "").trim().split("\n")
+  if (lines[0]?.trim() !== PATCH.begin) return null
+  const ops = []
+  let current = null
+  for (const line of lines.slice(1)) {
+    const path = (prefix) => (line.startsWith(prefix) ? line.slice(prefix.length).trim() : null)
+    if (path(PATCH.add)) ops.push(current = ["Write", { file_path: path(PATCH.add), content: "" }])
+    else if (path(PATCH.delete)) ops.push(current = ["Delete", { file_path: path(PATCH.delete) }])
+    else if (path(PATCH.update)) ops.push(current = ["Edit", { file_path: path(PATCH.update) }])
+    else if (path(PATCH.move) && current?.[0] === "Edit") {
+      ops.splice(ops.indexOf(current), 0, ["Delete", { file_path: current[1].file_path }])
+      current[1] = { file_path: path(PATCH.move), moved_from: current[1].file_path }
+    } else if (current?.[0] === "Write" && line.startsWith("+")) current[1].content += line.slice(1) + "\n"
+  }
+  if (!ops.length) return null
+  return ops.map(([tool, toolInput]) => ({ ...base("PreToolUse", who, cwd), tool_name: tool, tool_input: toolInput, tool_use_id: input.callID }))
+}
+
 export const postToolUse = (input, output, who, cwd) => ({
   ...base("PostToolUse", who, cwd), tool_name: toolName(input.tool), tool_input: toolInput(input.args),
   tool_use_id: input.callID,
@@ -115,3 +140,13 @@ export function modelNote(verdict) {
 /** The message that keeps a session going when a Stop (or SubagentStop) gate refuses it. */
 export const holdText = (verdict) =>
   `[hookgate] You may not stop yet:\n${refusal(verdict)}${verdict.context ? "\n" + verdict.context : ""}`
+
+/** The verdicts of one call's events (an apply_patch's files) as one: the first refusal, with
+ * every refusal's reason; otherwise the contexts together (modify only for a single event). */
+export function combined(verdicts) {
+  if (verdicts.length === 1) return verdicts[0]
+  const refused = verdicts.filter(refuses)
+  const context = verdicts.map((v) => v.context).filter(Boolean).join("\n") || null
+  if (refused.length) return { ...refused[0], reason: [...new Set(refused.map(refusal))].join("\n"), context }
+  return { kind: context ? "context" : "allow", message: null, context }
+}

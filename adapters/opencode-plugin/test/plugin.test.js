@@ -194,3 +194,14 @@ test("compaction: PreCompact's context joins the compaction prompt", async () =>
   assert.deepEqual(output.context, ["seen PreCompact"])
   await hooks.dispose()
 })
+
+test("an apply_patch that adds game code under build is blocked; an unreadable one is not applied", async () => {
+  const root = project()
+  const hooks = await plugin(root, fakeClient())
+  const patchText = `*** Begin Patch\n*** Add File: ${path.join(root, "notes.txt")}\n+ok\n*** Add File: ${path.join(root, "src/p.gd")}\n+x\n*** End Patch`
+  await assert.rejects(hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText } }),
+    /Build role cannot write game code directly \(p\.gd\)/)
+  await assert.rejects(hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText: "garbage" } }),
+    /cannot tell which files this apply_patch changes/)
+  await hooks.dispose()
+})

@@ -100,3 +100,35 @@ test("verdicts: what refuses, and the text the model gets", () => {
   assert.match(t.holdText({ kind: "block", reason: "dispatch a verifier" }), /You may not stop yet:\ndispatch a verifier/)
   assert.equal(t.agentOf({ title: "sub test (@general subagent)" }), "general")
 })
+
+test("apply_patch is judged file by file, as Codex's patches are", () => {
+  const patchText = ["*** Begin Patch", "*** Add File: src/new.gd", "+extends Node", "+# hi", "*** Update File: a.txt",
+    "*** Move to: b.txt", "@@", "-x", "+y", "*** Delete File: old.md", "*** End Patch"].join("\n")
+  const events = t.patchEvents({ tool: "apply_patch", callID: "c" }, { patchText }, main, "/w")
+  assert.deepEqual(events.map((e) => [e.tool_name, e.tool_input]), [
+    ["Write", { file_path: "src/new.gd", content: "extends Node\n# hi\n" }],
+    ["Delete", { file_path: "a.txt" }],
+    ["Edit", { file_path: "b.txt", moved_from: "a.txt" }],
+    ["Delete", { file_path: "old.md" }],
+  ])
+  assert.ok(events.every((e) => e.hook_event_name === "PreToolUse" && e.tool_use_id === "c"))
+  assert.equal(t.patchEvents({}, { patchText: "rm -rf /" }, main, "/w"), null)
+  assert.equal(t.patchEvents({}, { patchText: "*** Begin Patch\n*** End Patch" }, main, "/w"), null)
+})
+
+test("one call's verdicts combine: every refusal's reason, else the contexts", () => {
+  const block = (reason) => ({ kind: "block", reason, message: null, context: null })
+  assert.deepEqual(t.combined([{ kind: "allow" }, block("no a"), block("no b")]).reason, "no a\nno b")
+  assert.deepEqual(t.combined([{ kind: "context", context: "x" }, { kind: "allow" }]), { kind: "context", message: null, context: "x" })
+  assert.deepEqual(t.combined([{ kind: "allow" }, { kind: "allow" }]), { kind: "allow", message: null, context: null })
+})
+
+test("a child's agent missing at its creation is taken from its first chat.message", async () => {
+  const sessions = new Sessions({}, () => {})
+  sessions.note({ id: "kid", parentID: "root", title: "untitled" })
+  sessions.note({ id: "root" })
+  sessions.noteAgent("kid", "worker")
+  sessions.noteAgent("root", "build") // a main session stays the main agent
+  assert.deepEqual(await sessions.resolve("kid"), { root: "root", agentId: "kid", agentType: "worker" })
+  assert.deepEqual(await sessions.resolve("root"), { root: "root", agentId: null, agentType: null })
+})
