@@ -147,7 +147,7 @@ def test_stdout_carries_only_frames_even_when_a_gate_prints(root: Path):
         core.close()
 
 
-def test_shutdown_answers_requests_in_flight_first_then_refuses_and_exits(root: Path):
+def test_shutdown_is_answered_after_every_earlier_request_then_the_server_exits(root: Path):
     core = Core(root, "--no-reload", extra_gates=True)
     try:
         core.initialize()
@@ -156,13 +156,22 @@ def test_shutdown_answers_requests_in_flight_first_then_refuses_and_exits(root: 
         late = core.send("evaluate", {"event": pre_bash(root, command="y")})
         assert core.answer(slow)["result"]["context"] == "slept 1"
         assert core.answer(down)["result"] is None
-        late_answer = core.answer(late)
-        assert late_answer.get("error", {}).get("code") == protocol.SHUTTING_DOWN
-        order = [json.loads(line)["id"] for line in core.raw_lines[1:]]
-        assert order.index(slow) < order.index(down)
         assert core.proc.wait(timeout=10) == 0
+        assert not core.answered(late)  # never read: the client sees the core exit instead
+        order = [json.loads(line)["id"] for line in core.raw_lines[1:]]
+        assert order == [slow, down]
     finally:
         core.close()
+
+
+def test_a_batch_after_shutdown_is_refused(core: Core):
+    core.initialize()
+    batch = [{"jsonrpc": "2.0", "id": "a", "method": "shutdown"},
+             {"jsonrpc": "2.0", "id": "b", "method": "initialize"}]
+    core.send_raw(json.dumps(batch).encode() + b"\n")
+    assert core.answer("a")["result"] is None
+    assert core.answer("b")["error"]["code"] == protocol.SHUTTING_DOWN
+    assert core.proc.wait(timeout=10) == 0
 
 
 def test_end_of_input_ends_the_server_cleanly(core: Core):

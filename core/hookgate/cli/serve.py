@@ -7,7 +7,6 @@ methods. stdout carries nothing but frames; everything else (warnings, reloads) 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from pathlib import Path
@@ -37,7 +36,4 @@ def main(args: list[str]) -> int:
         env["HOOKGATE_PROJECT_DIR"] = str(ns.project.resolve())
     holder = PolicyHolder(lambda: load_policy(None, env), log)
     watch_set = None if ns.no_reload else WatchSet(holder.policy.project, Path.home())
-    code = asyncio.run(Server(transport, holder, watch_set=watch_set, log=log).serve())
-    sys.stderr.flush()
-    # a gate stuck past its deadline lives on in an abandoned thread; it must not hold the exit
-    os._exit(code)
+    return Server(transport, holder, watch_set=watch_set, log=log).serve()

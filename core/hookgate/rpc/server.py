@@ -1,29 +1,26 @@
 """The JSON-RPC 2.0 core the OpenCode plugin keeps running (`hookgate serve --stdio`).
 
 Methods
-    initialize  {runtime?, versions?, protocol?} -> {protocol, server, project, capabilities}
+    initialize  {runtime?, versions?, protocol?} -> {protocol, server, project, capabilities, error}
     evaluate    {event: <canonical event>}        -> the verdict, tagged by "kind" (model/verdicts.py)
-    shutdown    -                                 -> null, after the requests in flight are answered;
-                                                     then the server exits
+    shutdown    -                                 -> null; every earlier request was answered first,
+                                                     and the server exits
 Notification sent
     policy/reloaded  {ok, error, generation, capabilities}   after each reload attempt
 
 Every decision goes through `hookcall.decide`, the path the stdin hooks take, so a policy decides
-alike on every runtime. Requests are pipelined: a client may send many without waiting, and each
-is answered when decided. Decisions run one at a time on the main thread, in arrival order, so a
-SessionStart has reset its session before anything else in it is judged, and a gate's deadline is
-a timer signal rather than a thread per gate (the core answers in well under a millisecond; a
-thread pool doubled that and its tail). The price: a slow gate delays the events behind it, never
-past its own timeout. A line that is not a valid request gets its error response and the loop
-goes on.
+alike on every runtime. Requests are pipelined: a client sends as many as it likes without waiting
+and each is answered in turn. The server reads, decides and answers one frame at a time on its main
+thread, in arrival order: a SessionStart has reset its session before anything else in it is
+judged, and a gate's deadline is a timer signal, not a thread per gate (a thread pool doubled the
+time per decision and quadrupled its tail, and bought nothing: all of one OpenCode run is one
+session). The price: a slow gate delays the events queued behind it, never past its own timeout.
+A line that is not a valid request gets its error response and the loop goes on.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import os
-import signal
 import threading
 from typing import Any, Callable
 
@@ -41,8 +38,6 @@ from .reload import PolicyHolder, WatchSet, watch
 from .transport import FrameTooLarge, StdioTransport
 
 PROTOCOL_VERSION = 1
-# the task answering the current frame: a shutdown waits for every other request, not its own
-_FRAME: contextvars.ContextVar["asyncio.Task[Any] | None"] = contextvars.ContextVar("frame", default=None)
 # what a decision may take beyond its gates' own timeouts (files, locks, the pipe)
 DECISION_SLACK_S = 1.0
 WATCH_START_TIMEOUT_S = 5.0
@@ -70,83 +65,50 @@ class Server:
         self._watch_set = watch_set
         self._log = log
         self._initialized = False
-        self._closing = False
-        self._inflight: set[asyncio.Task[Any]] = set()
-        self._inbox: asyncio.Queue[bytes | Exception | None] = asyncio.Queue()
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._done = False  # shut down, or the client went away
 
-    # -- the loop ----------------------------------------------------------------------------
-    async def serve(self) -> int:
-        self._loop = loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, self._inbox.put_nowait, None)
+    def serve(self) -> int:
         stop_watching, watching = threading.Event(), threading.Event()
         if self._watch_set:
             threading.Thread(target=self._watch, args=(stop_watching, watching), name="hookgate-reload", daemon=True).start()
-            # a file saved right after initialize must be seen: answer nothing before the watches are live
-            await asyncio.to_thread(watching.wait, WATCH_START_TIMEOUT_S)
-        threading.Thread(target=self._read_frames, args=(loop,), name="hookgate-stdin", daemon=True).start()
-        while True:
-            item = await self._inbox.get()
-            if item is None:
-                break
-            if isinstance(item, Exception):
-                self._send(protocol.error(None, RpcError(protocol.INVALID_REQUEST, f"invalid request: {item}")))
-                continue
-            self._track(self._answer(item))
-        await self._drain()
-        stop_watching.set()
-        self._transport.close()
+            # a file saved right after initialize must be seen: read nothing before the watches are live
+            watching.wait(WATCH_START_TIMEOUT_S)
+        try:
+            while not self._done:
+                try:
+                    frame = self._transport.read_frame()
+                except FrameTooLarge as exc:
+                    self._send(protocol.error(None, RpcError(protocol.INVALID_REQUEST, f"invalid request: {exc}")))
+                    continue
+                if frame is None:
+                    break
+                self._answer(frame)
+        finally:
+            stop_watching.set()
+            self._transport.close()
         return 0
-
-    def _read_frames(self, loop: asyncio.AbstractEventLoop) -> None:
-        while True:
-            try:
-                frame: bytes | Exception | None = self._transport.read_frame()
-            except FrameTooLarge as exc:
-                frame = exc
-            except (OSError, ValueError) as exc:
-                self._log(f"stdin failed ({exc}); stopping")
-                frame = None
-            loop.call_soon_threadsafe(self._inbox.put_nowait, frame)
-            if frame is None:
-                return
-
-    def _track(self, coro: Any) -> None:
-        task = asyncio.create_task(coro)
-        self._inflight.add(task)
-        task.add_done_callback(self._inflight.discard)
-
-    async def _drain(self) -> None:
-        own = {asyncio.current_task(), _FRAME.get()}
-        pending = [task for task in self._inflight if task not in own]
-        if pending:
-            await asyncio.gather(*pending, return_exceptions=True)
 
     def _send(self, message: Any) -> None:
         try:
             self._transport.write_frame(protocol.encode(message))
         except (OSError, ValueError) as exc:  # the client went away: nobody is left to answer
-            self._log(f"stdout failed ({exc}); stopping")
-            if self._loop is not None:
-                self._loop.call_soon_threadsafe(self._inbox.put_nowait, None)
+            if not self._done:
+                self._log(f"stdout failed ({exc}); stopping")
+            self._done = True
 
-    async def _answer(self, frame: bytes) -> None:
-        _FRAME.set(asyncio.current_task())
+    def _answer(self, frame: bytes) -> None:
         messages, batch = protocol.parse(frame)
-        answers = [a for a in await asyncio.gather(*(self._serve(m) for m in messages)) if a is not None]
+        answers = [answer for answer in map(self._serve, messages) if answer is not None]
         if answers:
             self._send(answers if batch else answers[0])
-        if any(isinstance(m, protocol.Request) and m.method == "shutdown" for m in messages):
-            self._inbox.put_nowait(None)
 
-    async def _serve(self, message: protocol.Message) -> dict[str, Any] | None:
+    def _serve(self, message: protocol.Message) -> dict[str, Any] | None:
         if isinstance(message, protocol.Invalid):
             return protocol.error(message.id, message.error)
         try:
-            value = await self._call(message.method, message.params)
+            value = self._call(message.method, message.params)
         except RpcError as exc:
-            answer = protocol.error(None if message.is_notification else message.id, exc)
+            answer = protocol.error(message.id, exc)
         except Exception as exc:  # a bug in hookgate: answer it, keep serving
             self._log(f"internal error in {message.method}: {type(exc).__name__}: {exc}")
             answer = protocol.error(message.id, RpcError(protocol.INTERNAL_ERROR, f"internal error: {type(exc).__name__}: {exc}"))
@@ -155,19 +117,18 @@ class Server:
         return None if message.is_notification else answer
 
     # -- methods -----------------------------------------------------------------------------
-    async def _call(self, method: str, params: Any) -> Any:
-        if self._closing:
+    def _call(self, method: str, params: Any) -> Any:
+        if self._done:
             raise RpcError(protocol.SHUTTING_DOWN, "the server is shutting down")
         if method == "initialize":
             return self._initialize(_object(params))
         if method == "shutdown":
-            self._closing = True
-            await self._drain()
+            self._done = True  # the frame's answers are sent, then the loop ends
             return None
         if method == "evaluate":
             if not self._initialized:
                 raise RpcError(protocol.SERVER_NOT_INITIALIZED, "call initialize first")
-            return await self._evaluate(_object(params))
+            return self._evaluate(_object(params))
         raise RpcError(protocol.METHOD_NOT_FOUND, f"method not found: {method!r}; known: initialize, evaluate, shutdown")
 
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -186,7 +147,7 @@ class Server:
             "error": policy.error,
         }
 
-    async def _evaluate(self, params: dict[str, Any]) -> Verdict:
+    def _evaluate(self, params: dict[str, Any]) -> Verdict:
         raw = params.get("event")
         if not isinstance(raw, dict):
             raise RpcError(protocol.INVALID_PARAMS, "invalid params: `event` must be an object (a canonical event)")
