@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Any
 
 import msgspec
 import pytest
@@ -16,6 +16,7 @@ from hookgate.model.events import (KNOWN_EVENTS, PermissionRequest, PostToolUse,
                                    SessionStart, UserPromptSubmit)
 from hookgate.model.verdicts import Block, Modify, Retry
 from hookgate.registry import EVENT_MAP, GATING, NEVER_FIRES, HookError, register_hook
+from hookgate.registry.hooks import PROCESS
 
 SEED_003_NAMES = """pre_tool_use post_tool_use generate_start generate_end session_start session_end skill_load
 skill_unload pre_prompt post_response on_error on_success pre_context_perception post_context_perception
@@ -25,9 +26,10 @@ on_confirmation intent_detection pre_run_control post_run_control""".split()
 
 @pytest.fixture(autouse=True)
 def clean_process_registry():
-    before = registry.PROCESS.hooks()
+    """Hooks a test registers outside a policy load go to the process's registry: take them away."""
+    before = PROCESS.hooks()
     yield
-    registry.PROCESS.reset(before)
+    PROCESS.reset(before)
 
 
 def engine(ctx) -> Engine:
@@ -139,6 +141,7 @@ def test_defaults():
     ({"tool": "bash"}, bash(), True),  # A3S spells tools in lower case
     ({"tool": "Write"}, bash(), False),
     ({"tool": "Task"}, PreToolUse(session_id="s1", tool_name="Agent", tool_input={}), True),  # the old name
+    ({"tool": "task"}, PreToolUse(session_id="s1", tool_name="Agent", tool_input={}), True),
     ({"command_pattern": "npm publish|twine upload"}, bash("cd pkg && npm publish --tag next"), True),
     ({"command_pattern": "^npm publish"}, bash("cd pkg && npm publish"), False),
     ({"command_pattern": "publish"}, write("publish.txt"), False),  # only Bash commands

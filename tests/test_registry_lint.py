@@ -9,13 +9,7 @@ import pytest
 
 from hookgate import registry
 from hookgate.registry.lint import doctor_check, lint
-
-
-@pytest.fixture(autouse=True)
-def clean_process_registry():
-    before = registry.PROCESS.hooks()
-    yield
-    registry.PROCESS.reset(before)
+from test_registry import clean_process_registry  # noqa: F401  (autouse)
 
 
 def policy(project, name: str, body: str) -> None:

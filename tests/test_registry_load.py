@@ -15,13 +15,7 @@ from hookgate.errors import ConfigError
 from hookgate.hookcall import load_policy
 from hookgate.model.events import PreToolUse, UserPromptSubmit
 from hookgate.model.verdicts import Block
-
-
-@pytest.fixture(autouse=True)
-def clean_process_registry():
-    before = registry.PROCESS.hooks()
-    yield
-    registry.PROCESS.reset(before)
+from test_registry import clean_process_registry  # noqa: F401  (autouse)
 
 
 def policy(project, name: str, body: str) -> Path:

@@ -26,7 +26,7 @@ from ..engine.gate import Gate, Observer
 from ..model.verdicts import Block
 from .chain import RegisteredHooks
 from .events import EVENT_MAP, GATING, MODIFIES_TOOL_INPUT, NEVER_FIRES
-from .hooks import PROCESS, Hook, HookError, HookMatcher, HookOptions, Registry, hook_count, register_hook, unregister_hook
+from .hooks import Hook, HookError, HookMatcher, HookOptions, Registry, hook_count, register_hook, unregister_hook
 from .load import POLICY_DIR, load
 from .results import HookDenied, block, hook_denied, modify, retry, skip, verdict_json
 

@@ -19,7 +19,7 @@ import msgspec
 from ..errors import GateError, HookgateError
 from ..model.events import Event
 from ..model.tool_inputs import PATH_FIELDS
-from ..model.tools import canonical_tool
+from ..model.tools import ALIASES, canonical_tool
 from ..pipeline.paths import matches as path_matches, readings
 from .events import EVENT_MAP
 
@@ -40,7 +40,8 @@ class HookMatcher(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
     tool: str | None = None  # a canonical tool name (Bash, Write, ...), compared ignoring case
     command_pattern: str | None = None  # regular expression searched in a Bash command
-    path_pattern: str | None = None  # glob over the project-relative path a tool works on
+    # glob over the project-relative path a tool works on, in the pipeline's path language (pipeline/paths.py)
+    path_pattern: str | None = None
     session_id: str | None = None
     skill: str | None = None  # glob over the name of the skill the Skill tool loads
 
@@ -49,7 +50,7 @@ class HookMatcher(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
             return False
         tool: str | None = getattr(event, "tool_name", None)
         tool_input: dict[str, Any] = getattr(event, "tool_input", None) or {}
-        if self.tool is not None and (tool or "").lower() != canonical_tool(self.tool).lower():
+        if self.tool is not None and (tool or "").lower() != _canonical_lower(self.tool):
             return False
         if self.command_pattern is not None:
             command = tool_input.get("command") if tool == "Bash" else None
@@ -72,6 +73,12 @@ class HookMatcher(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         except ValueError:  # a NUL byte: no file has that name
             return False
         return any(path_matches(rel, self.path_pattern or "") for rel in spellings)
+
+
+def _canonical_lower(tool: str) -> str:
+    """A tool name as the canonical one, in lower case: "task" and "Task" are "agent"."""
+    folded = tool.lower()
+    return next((canonical_tool(old).lower() for old in ALIASES if old.lower() == folded), folded)
 
 
 class HookOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
