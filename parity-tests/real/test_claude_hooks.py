@@ -1,10 +1,11 @@
 """Users' own rules on a real runtime: a command hook from hooks.json blocks a tool call, and a
 registered Python hook rewrites one. Both are gates of the one engine, so the scenarios are
-written once over RUNTIMES; a runtime joins by adding its runner and its tool-call shapes."""
+written once over RUNTIMES; a runtime joins by adding its installer, runner and tool-call shapes."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -15,14 +16,22 @@ from harness.runtimes import Run, hookgate, metrics, new_project, run_claude
 
 pytestmark = pytest.mark.real
 
-Runner = Callable[[Path, Path, FakeModel, str], Run]
 
-# runtime -> how to run it, and how its model spells a shell call and a file write
-RUNTIMES: dict[str, tuple[Runner, Callable[[str], Call], Callable[[str, str], Call]]] = {
-    "claude": (
-        run_claude,
-        lambda command: Call("Bash", {"command": command, "description": "run it"}),
-        lambda path, content: Call("Write", {"file_path": path, "content": content}),
+@dataclass(frozen=True)
+class Runtime:
+    install: Callable[[Path, Path], object]  # (work, home): register hookgate with the runtime
+    run: Callable[[Path, Path, FakeModel, str], Run]  # (work, home, fake model, prompt)
+    shell: Callable[[str], Call]  # how its model asks for a shell command
+    write: Callable[[str, str], Call]  # how its model asks to write a file
+
+
+# Codex and OpenCode join here once their adapters are on main
+RUNTIMES: dict[str, Runtime] = {
+    "claude": Runtime(
+        install=lambda work, home: hookgate("install", "claude", "--project", str(work), cwd=work),
+        run=run_claude,
+        shell=lambda command: Call("Bash", {"command": command, "description": "run it"}),
+        write=lambda path, content: Call("Write", {"file_path": path, "content": content}),
     ),
 }
 
@@ -60,7 +69,7 @@ def runtime(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def project(tmp_path: Path, runtime: str) -> tuple[Path, Path]:
     work, home = new_project(tmp_path)
-    hookgate("install", runtime, "--project", str(work), cwd=work)
+    RUNTIMES[runtime].install(work, home)
     state = work / ".hookgate"
     state.mkdir(exist_ok=True)
     (state / "guard.py").write_text(GUARD)
@@ -78,11 +87,11 @@ def project(tmp_path: Path, runtime: str) -> tuple[Path, Path]:
 
 def test_a_command_hook_blocks_a_tool_call(runtime: str, project: tuple[Path, Path], fake_model: FakeModel) -> None:
     work, home = project
-    run, shell, _ = RUNTIMES[runtime]
+    rt = RUNTIMES[runtime]
     marker = fake_model.script(
-        f"{runtime}_cmd_block", shell("touch forbidden.txt"), shell("echo fine > allowed.txt"), Say("done"),
+        f"{runtime}_cmd_block", rt.shell("touch forbidden.txt"), rt.shell("echo fine > allowed.txt"), Say("done"),
     )
-    result = run(work, home, fake_model, f"{marker} touch a file")
+    result = rt.run(work, home, fake_model, f"{marker} touch a file")
     assert result.returncode == 0, result.stderr
     assert not (work / "forbidden.txt").exists()
     assert (work / "allowed.txt").read_text() == "fine\n"
@@ -108,9 +117,9 @@ def test_a_command_hook_blocks_a_tool_call(runtime: str, project: tuple[Path, Pa
 
 def test_a_registered_python_hook_rewrites_a_tool_call(runtime: str, project: tuple[Path, Path], fake_model: FakeModel) -> None:
     work, home = project
-    run, _, write = RUNTIMES[runtime]
-    marker = fake_model.script(f"{runtime}_py_rewrite", write(str(work / "draft.txt"), "wip\n"), Say("done"))
-    result = run(work, home, fake_model, f"{marker} write the draft")
+    rt = RUNTIMES[runtime]
+    marker = fake_model.script(f"{runtime}_py_rewrite", rt.write(str(work / "draft.txt"), "wip\n"), Say("done"))
+    result = rt.run(work, home, fake_model, f"{marker} write the draft")
     assert result.returncode == 0, result.stderr
     assert not (work / "draft.txt").exists()
     assert (work / "release.txt").read_text() == "ready\n"
