@@ -62,10 +62,9 @@ def test_the_default_budgets_are_what_install_claude_registers(files):
     from hookgate_claude.settings import REGISTRATIONS
 
     assert claude_budgets() == {event: float(timeout) for event, _, timeout, _ in REGISTRATIONS}
-    put(files[1], {"SessionStart": [{"hooks": [handler(timeout=45)]}, {"hooks": [handler("b")]}],  # registered: 30 s
+    put(files[1], {"SessionStart": [{"hooks": [handler(timeout=118)]}, {"hooks": [handler("b")]}],  # registered: 120 s
                    "PreToolUse": [{"hooks": [handler()]}]})  # registered: 120 s
-    assert [p.detail.split(":")[0] for p in lint(files[1])] == [
-        "suspicious timeout 45s", "suspicious timeout 60s (the default when none is set)"]
+    assert [p.detail.split(":")[0] for p in lint(files[1])] == ["suspicious timeout 118s"]
 
 
 def test_matchers_that_cannot_mean_what_they_say(files):
