@@ -59,18 +59,22 @@ def test_a_patch_hookgate_cannot_read_is_a_payload_error_never_a_guess(patch):
         tool("apply_patch", {"patch": patch})
 
 
-@pytest.mark.parametrize(("tool_input", "role"), [
-    ({"message": "worker: fix the jump\nmore"}, "worker"),
-    ({"message": "Verifier: check it"}, "verifier"),
-    ({"message": "fix the jump", "agent_type": "reviewer"}, "reviewer"),
-    ({"message": "see https://example.com"}, "default"),
-    ({"items": [{"type": "text", "text": "asset-producer: draw"}, {"type": "image", "image_url": "x"}]}, "asset-producer"),
+@pytest.mark.parametrize(("tool_input", "agent_type", "description"), [
+    ({"message": "worker: fix the jump\nmore"}, "default", "worker: fix the jump"),
+    ({"message": "  verify: check it"}, "default", "verify: check it"),
+    ({"message": "reviewer: look", "agent_type": "reviewer"}, "reviewer", "reviewer: look"),
+    ({"items": [{"type": "text", "text": "asset-producer: draw"}, {"type": "image", "image_url": "x"}]},
+     "default", "asset-producer: draw"),
+    ({}, "default", ""),
 ])
-def test_spawn_agent_is_agent_with_its_role(tool_input, role):
+def test_spawn_agent_is_agent_typed_as_the_child_will_be(tool_input, agent_type, description):
+    """subagent_type is the agent_type the child's SubagentStart will carry, so dispatch and start
+    pair up; the role prefix stays in the description, where the pipeline reads it."""
     (event,) = tool("spawn_agent", tool_input)
-    assert event.tool_name == "Agent" and event.tool_input["subagent_type"] == role
-    prompt = tool_input.get("message") or tool_input["items"][0]["text"]
-    assert event.tool_input["prompt"] == prompt and event.tool_input["description"] == prompt.split("\n")[0]
+    assert event.tool_name == "Agent"
+    assert (event.tool_input["subagent_type"], event.tool_input["description"]) == (agent_type, description)
+    prompt = tool_input.get("message") or (tool_input.get("items") or [{"text": ""}])[0]["text"]
+    assert event.tool_input["prompt"] == prompt
     assert {k: event.tool_input[k] for k in tool_input} == tool_input  # Codex's own keys stay
 
 

@@ -6,9 +6,11 @@ Decoding. Codex's payloads have Claude's shape; what differs is how tools are na
     apply_patch {command: patch}    one Write / Edit / MultiEdit / Delete per file of the patch, each
                                     with the whole `patch` (the engine judges them as one call, so one
                                     forbidden file blocks the whole patch)
-    spawn_agent {message|items,..}  Agent {description, prompt, subagent_type} plus Codex's own keys;
-                                    subagent_type = `agent_type`, else the message's role prefix
-                                    ("worker: ..."), else Codex's own "default"
+    spawn_agent {message|items,..}  Agent {description, prompt, subagent_type} plus Codex's own keys:
+                                    description = the message's first line, which carries the role
+                                    prefix ("worker: ..."); subagent_type = the `agent_type` the child
+                                    will report, Codex's "default" when none is given, so the dispatch
+                                    pairs with the child's SubagentStart as it does on Claude Code
     view_image {path}               Read {file_path} plus `path`
     multi_agent_v1wait_agent, ...   the tool namespace Codex glues on is removed
 
@@ -47,8 +49,8 @@ _encoder = msgspec.json.Encoder()
 # Codex glues a tool's namespace onto its name in hook payloads ("multi_agent_v1wait_agent");
 # the MultiAgentV2 namespace is dotted ("collaboration.spawn_agent").
 _NAMESPACE = re.compile(r"^(?:multi_agent_v\d+[._]?|collaboration[._])(?=[a-z])")
-# "worker: fix the jump" -> worker (Codex 0.171's spawn_agent has no role field of its own)
-_ROLE_PREFIX = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]{0,31})\s*:\s")
+# the agent_type Codex gives a child spawned without one (0.171's spawn_agent has no role field)
+DEFAULT_AGENT_TYPE = "default"
 _AGENT_KEYS = ("description", "prompt", "subagent_type")
 
 # events on which Codex honours exit 2 (block, deny, feedback, or a continuation prompt)
@@ -123,12 +125,10 @@ def _agent_input(tool_input: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(prompt, str):
         items = tool_input.get("items") if isinstance(tool_input.get("items"), list) else []
         prompt = "\n".join(i["text"] for i in items if isinstance(i, dict) and isinstance(i.get("text"), str))
-    role = tool_input.get("agent_type")
-    if not isinstance(role, str) or not role:
-        prefix = _ROLE_PREFIX.match(prompt)
-        role = prefix.group(1).lower() if prefix else "default"
+    agent_type = tool_input.get("agent_type")
     description = prompt.strip().split("\n", 1)[0] if prompt.strip() else ""
-    return {**tool_input, "description": description, "prompt": prompt, "subagent_type": role}
+    return {**tool_input, "description": description, "prompt": prompt,
+            "subagent_type": agent_type if isinstance(agent_type, str) and agent_type else DEFAULT_AGENT_TYPE}
 
 
 def _absolute(path: str, cwd: str) -> str:
