@@ -28,7 +28,11 @@ def captured(name):
 
 @pytest.fixture
 def build_project(tmp_path):
+    """Role build, ready to dispatch workers (gdd completed, its outputs present)."""
     (tmp_path / ".hookgate").mkdir()
+    for name in ("project.godot", "GDD.md", "PLAN.md", "STRUCTURE.md"):
+        (tmp_path / name).write_text("")
+    subprocess.run([HOOKGATE, "stage", "complete", "gdd"], cwd=tmp_path, check=True, capture_output=True)
     (tmp_path / ".hookgate" / "current_role").write_text("build\n")
     return tmp_path
 
@@ -138,3 +142,16 @@ def test_hook_codex_imports_no_heavy_module(build_project):
     assert done.stderr.startswith("Build role cannot write game code")  # the probe really ran a decision
     imported = set(json.loads(done.stderr.strip().splitlines()[-1]))
     assert {m for m in imported if m.split(".")[0] in HEAVY or m in HEAVY} == set()
+
+
+def test_a_codex_child_gets_its_role_from_the_spawn_message(build_project):
+    """Codex types every spawned child "default"; the role comes from the message's prefix."""
+    session = captured("codex_subagent.hooks.jsonl")
+    spawn = next(p for p in session if p["hook_event_name"] == "PreToolUse" and p["tool_name"] == "spawn_agent")
+    start = next(p for p in session if p["hook_event_name"] == "SubagentStart")
+    spawn = in_project(spawn, build_project, tool_input={"message": "verify: check M1\nrun the tests"})
+    assert run_hook("codex", spawn, build_project, "--event", "PreToolUse").returncode == 0
+    assert run_hook("codex", in_project(start, build_project), build_project, "--event", "SubagentStart").returncode == 0
+    (record,) = [m for m in metrics(build_project) if m["event"] == "subagent_start"]
+    assert (record["agent_id"], record["agent_type"], record["role"], record["description"]) == \
+        (start["agent_id"], "default", "verifier", "verify: check M1")

@@ -26,12 +26,27 @@ pytestmark = pytest.mark.real
 EVENTS = {event for event, *_ in REGISTRATIONS}
 
 
+WORKER_REPORT = """## Report: M1 Player movement
+### Status: DONE
+### Files Changed
+- `src/player.gd`: movement
+### Tests
+test_player.gd (gdunit): 5 tests -- 5 passed, 0 failed
+### Build
+build OK
+"""
+
+
 @pytest.fixture
 def project(tmp_path: Path, fake_model: FakeModel) -> tuple[Path, Path]:
-    """A git project with role `build` active, hookgate installed in the Codex user config."""
+    """A git project in role `build`, ready to dispatch (gdd completed), hookgate installed in the
+    Codex user config."""
     work, home = new_project(tmp_path)
     write_config(home, fake_model)
     hookgate("install", "codex", "--user", cwd=work, home=home)
+    for name in ("project.godot", "GDD.md", "PLAN.md", "STRUCTURE.md"):
+        (work / name).write_text("")
+    hookgate("stage", "complete", "gdd", cwd=work, home=home)
     hookgate("role", "set", "build", cwd=work, home=home)
     return work, home
 
@@ -113,7 +128,7 @@ def test_subagent_writing_memory_is_blocked_with_its_identity(project: tuple[Pat
                             Say("Subagent done."))
     marker = fake_model.script(
         "cx_main_memory",
-        Call("spawn_agent", {"message": f"worker: {sub} note progress"}, namespace="multi_agent_v1"),
+        Call("spawn_agent", {"message": f"{sub} note progress"}, namespace="multi_agent_v1"),
         Call("wait_agent", {"targets": ["{{last_json.agent_id}}"]}, namespace="multi_agent_v1"),
         Say("all done"),
     )
@@ -127,6 +142,33 @@ def test_subagent_writing_memory_is_blocked_with_its_identity(project: tuple[Pat
         ("check_file_permissions", "codex", spawned, "default")
     attempt = [m for m in metrics(work) if m["event"] == "file_write" and m["agent_id"] == spawned]
     assert attempt and attempt[0]["is_subagent"] is True
+
+
+def test_completion_is_held_until_the_bound_then_released_unverified(project: tuple[Path, Path], fake_model: FakeModel) -> None:
+    """build: a worker ran (recognised by its message prefix: Codex types every child "default"),
+    no verifier or reviewer. Each stop is held and the reason becomes Codex's continuation prompt;
+    after 5 holds the stop goes through, recorded `unverified`."""
+    work, home = project
+    worker = fake_model.script("cx_worker", Say(WORKER_REPORT))
+    marker = fake_model.script(
+        "cx_hold",
+        Call("spawn_agent", {"message": f"worker: M1\n{worker} implement M1"}, namespace="multi_agent_v1"),
+        Call("wait_agent", {"targets": ["{{last_json.agent_id}}"]}, namespace="multi_agent_v1"),
+        Say("All finished."),
+    )
+    run = run_codex(work, home, fake_model, f"{marker} build it")
+    assert run.returncode == 0, run.stderr
+    records = metrics(work)
+    starts = [m for m in records if m["event"] == "subagent_start"]
+    assert [(s["agent_type"], s["role"]) for s in starts] == [("default", "worker")]
+    assert [m["event"] for m in records if m["event"] == "worker_done"] == ["worker_done"]
+    holds = [m for m in records if m["event"] == "hook_block" and m["gate"] == "check_completion"]
+    assert len(holds) == 5 and all("0 verifiers" in h["reason"] and "0 reviewers" in h["reason"] for h in holds)
+    released = [m for m in records if m["event"] == "hook_force_allow"]
+    assert [(r["gate"], r["outcome_kind"], r["count"]) for r in released] == [("check_completion", "unverified", 5)]
+    # each hold reached the model as the next user turn
+    prompts = [t for r in fake_model.seen("cx_hold") for t in r.user_texts if "Cannot finish build yet" in t]
+    assert len(set(prompts)) >= 1 and run.stderr.count("hook: Stop Blocked") == 5
 
 
 def test_a_hookgate_that_cannot_start_blocks_the_tool_instead_of_allowing_it(
