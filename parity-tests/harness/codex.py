@@ -121,11 +121,13 @@ def hooks_list(home: Path, cwd: Path, timeout: float = 60) -> list[dict[str, Any
 
 def render_probe(verdict: Any) -> str:
     """A hook command that answers every call with `verdict` as hookgate's Codex dialect renders it,
-    so a test can watch what real Codex does with each kind of answer."""
+    so a test can watch what real Codex does with each kind of answer. A stop that Codex already
+    continued once (`stop_hook_active`) is let go, or a refused stop would never end."""
     script = ("import json, sys; from hookgate_codex.dialect import render; "
-              "from hookgate.model.verdicts import verdict_decoder; "
+              "from hookgate.model.verdicts import ALLOW, verdict_decoder; "
               "payload = json.loads(sys.stdin.read()); "
-              "answer = render(payload['hook_event_name'], verdict_decoder.decode(sys.argv[1])); "
+              "verdict = ALLOW if payload.get('stop_hook_active') else verdict_decoder.decode(sys.argv[1]); "
+              "answer = render(payload['hook_event_name'], verdict); "
               "sys.stdout.buffer.write(answer.stdout); sys.stderr.write(answer.stderr); sys.exit(answer.exit_code)")
     return shlex.join([sys.executable, "-c", script, msgspec.json.encode(verdict).decode()])
 

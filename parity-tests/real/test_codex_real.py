@@ -103,6 +103,8 @@ def test_allowed_command_and_patch_run_with_the_trust_install_recorded(project: 
     assert run.returncode == 0, run.stderr
     assert (work / "ran.txt").read_text() == "ok\n" and (work / "notes.txt").read_text() == "ok\n"
     assert "hook: PreToolUse Completed" in run.stderr  # hookgate ran, without any trust bypass
+    # SessionStart's context reached the model's first request
+    assert "[hookgate v" in json.dumps(fake_model.seen("cx_allowed")[0].body["input"])
     writes = [m for m in metrics(work) if m["event"] == "file_write"]
     assert [(m["file"], m["runtime"], m["agent_id"]) for m in writes] == [("notes.txt", "codex", "main")]
     assert blocks(work) == []
@@ -323,3 +325,21 @@ def test_a_prompt_refusal_never_reaches_the_model(tmp_path: Path, fake_model: Fa
     assert fake_model.seen("cx_prompt") == []
     # a parity difference: `codex exec` shows that the prompt was blocked, but not the reason
     assert "HOOKGATE-PROMPT-BLOCK" not in run.stdout + run.stderr
+
+
+def test_a_subagent_stop_refusal_becomes_the_childs_next_prompt(tmp_path: Path, fake_model: FakeModel) -> None:
+    work, home = new_project(tmp_path)
+    write_config(home, fake_model)
+    install_hooks(home, one_hook("SubagentStop", render_probe(Block(reason="HOOKGATE-REPORT-MISSING"))))
+    sub = fake_model.script("cx_sub_stop", Say("Subagent done."))
+    marker = fake_model.script(
+        "cx_main_stop",
+        Call("spawn_agent", {"message": f"{sub} work"}, namespace="multi_agent_v1"),
+        Call("wait_agent", {"targets": ["{{last_json.agent_id}}"]}, namespace="multi_agent_v1"),
+        Say("all done"),
+    )
+    run = run_codex(work, home, fake_model, f"{marker} delegate")
+    assert run.returncode == 0, run.stderr
+    child_prompts = [t for r in fake_model.seen("cx_sub_stop") for t in r.user_texts]
+    assert any("HOOKGATE-REPORT-MISSING" in t for t in child_prompts), child_prompts
+    assert len(fake_model.seen("cx_sub_stop")) == 2  # held once, then let go (stop_hook_active)
