@@ -116,6 +116,7 @@ def test_every_codex_event_decodes(event, fields):
 def test_an_unknown_event_is_kept_not_a_crash():
     (event,) = dialect.decode(payload("PreModelRequest", extra=1))
     assert isinstance(event, UnknownEvent) and event.name == "PreModelRequest" and event.fields["extra"] == 1
+    assert event.runtime == "codex"
 
 
 @pytest.mark.parametrize("raw", [b"", b"  ", b"{", b"[]", b"42", b'{"hook_event_name": "PreToolUse"}',

@@ -14,7 +14,7 @@ USER_CONFIG = """\
 model = "gpt-5.5"
 
 [features]
-hooks = false  # I was trying something
+  hooks = false  # I was trying something
 web_search = true
 
 [hooks.state."/elsewhere/.codex/hooks.json:stop:0:0"]
@@ -64,7 +64,7 @@ def test_user_install_merges_is_idempotent_and_uninstall_restores_every_byte(hom
     assert installed_events(home / "hooks.json") == {event for event, *_ in REGISTRATIONS}
     config = tomllib.loads(first[1])
     assert config["features"] == {"hooks": True, "web_search": True} and config["model"] == "gpt-5.5"
-    assert "hooks = true  # hookgate (was: hooks = false  # I was trying something)" in first[1]
+    assert "hooks = true  # hookgate (was:   hooks = false  # I was trying something)" in first[1]
     trusted = {k: v["trusted_hash"] for k, v in config["hooks"]["state"].items()}
     ours = [(e, g, h, group, handler) for e, g, h, group, handler in trust.command_handlers(data["hooks"])
             if registration.is_ours(handler)]
@@ -196,3 +196,12 @@ def test_project_trust_is_read_the_way_codex_reads_it(tmp_path):
     assert trust.project_trust(user, tmp_path / "x") == "untrusted"
     assert trust.project_trust(user, tmp_path / "y") is None
     assert trust.project_trust({}, checkout) is None
+
+
+def test_uninstall_keeps_what_the_user_wrote_after_install(home, tmp_path):
+    (home / "config.toml").write_text(USER_CONFIG)
+    install(registration.config_path(None), HOOKGATE)
+    with (home / "config.toml").open("a") as config:
+        config.write('\n[tui]\nnotifications = true\n')
+    uninstall(registration.config_path(None))
+    assert (home / "config.toml").read_text() == USER_CONFIG + '\n[tui]\nnotifications = true\n'

@@ -73,11 +73,12 @@ def decode(raw: bytes) -> list[Event]:
         raise PayloadError(f"invalid payload: {exc}", raw) from None
     if not isinstance(payload, dict):
         raise PayloadError(f"invalid payload: expected an object, got {type(payload).__name__}", raw)
-    payload["runtime"] = runtime
     if payload.get("hook_event_name") not in TOOL_EVENTS:
-        return [event_from_builtins(payload)]
-    return [event_from_builtins({**payload, "tool_name": name, "tool_input": tool_input})
-            for name, tool_input in canonical_calls(payload)]
+        events = [event_from_builtins(payload)]
+    else:
+        events = [event_from_builtins({**payload, "tool_name": name, "tool_input": tool_input})
+                  for name, tool_input in canonical_calls(payload)]
+    return [msgspec.structs.replace(event, runtime=runtime) for event in events]
 
 
 def canonical_tool_name(name: str) -> str:

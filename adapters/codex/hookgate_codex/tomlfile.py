@@ -66,7 +66,7 @@ class TomlFile:
                 if _value_of(old, name) == value:
                     return
                 was = _MARKED.search(old)
-                remembered = (was.group("was") if was else old.strip())
+                remembered = was.group("was") if was else old
                 self.lines[i] = f"{line}  {MARK}" + (f" (was: {remembered})" if remembered else "")
                 return
         self.lines.insert(start + 1, f"{line}  {MARK}")
@@ -99,9 +99,6 @@ class TomlFile:
                 kept.append(mark.group("was"))
         self._drop_if_empty(kept, header_at)
         self.lines = kept
-
-    def tables(self) -> list[Key]:
-        return [key for line in self.lines if (key := _header_key(line)) is not None]
 
     # -- writing -------------------------------------------------------------------------------
     def text(self) -> str:
@@ -142,11 +139,15 @@ class TomlFile:
         return (start, len(self.lines)) if start is not None else None
 
     def _drop_if_empty(self, kept: list[str], header_at: int | None) -> None:
+        """Drop an added header whose table holds no key any more, with the blank line install put
+        before it; blank lines and comments the user wrote below it stay."""
         if header_at is None:
             return
         body = kept[header_at + 1:]
-        if all(not line.strip() or line.lstrip().startswith("#") for line in body):
-            del kept[header_at:]
+        if any(line.strip() and not line.lstrip().startswith("#") for line in body):
+            return
+        start = header_at - 1 if header_at and not kept[header_at - 1].strip() else header_at
+        kept[start:] = body
 
     def _parse(self, text: str) -> dict[str, Any]:
         try:
