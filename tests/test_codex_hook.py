@@ -38,7 +38,9 @@ def build_project(tmp_path):
 
 
 def in_project(payload, project, **changes):
-    return {**payload, "cwd": str(project), **changes}
+    """The payload as if Codex had run in `project` (the captured paths moved along with cwd)."""
+    moved = json.loads(json.dumps(payload).replace(payload["cwd"], str(project)))
+    return {**moved, **changes}
 
 
 def metrics(project):

@@ -106,7 +106,8 @@ def test_allowed_command_and_patch_run_with_the_trust_install_recorded(project: 
     # SessionStart's context reached the model's first request
     assert "[hookgate v" in json.dumps(fake_model.seen("cx_allowed")[0].body["input"])
     writes = [m for m in metrics(work) if m["event"] == "file_write"]
-    assert [(m["file"], m["runtime"], m["agent_id"]) for m in writes] == [("notes.txt", "codex", "main")]
+    assert [(m["file"], m.get("via"), m["runtime"], m["agent_id"]) for m in writes] == \
+        [("ran.txt", "Bash", "codex", "main"), ("notes.txt", None, "codex", "main")]
     assert blocks(work) == []
 
 
@@ -124,24 +125,43 @@ def test_patch_adding_a_forbidden_file_is_blocked_whole_and_the_model_is_told_wh
     assert [(b["gate"], b["runtime"], b["agent_id"]) for b in blocks(work)] == [("check_file_permissions", "codex", "main")]
 
 
-def test_subagent_writing_memory_is_blocked_with_its_identity(project: tuple[Path, Path], fake_model: FakeModel) -> None:
+def test_a_bash_write_to_a_forbidden_path_is_blocked_and_the_model_is_told_why(
+        project: tuple[Path, Path], fake_model: FakeModel) -> None:
     work, home = project
-    sub = fake_model.script("cx_sub_memory", Call("apply_patch", "*** Begin Patch\n*** Add File: MEMORY.md\n+remember\n*** End Patch\n"),
-                            Say("Subagent done."))
+    (work / "src").mkdir()
+    command = "echo 'extends Node' > src/player.gd"
+    marker = fake_model.script("cx_bash_write", Call("exec_command", {"cmd": command}), Say("ok"))
+    run = run_codex(work, home, fake_model, f"{marker} write the player")
+    assert run.returncode == 0, run.stderr
+    assert not (work / "src" / "player.gd").exists()
+    (result,) = fake_model.tool_results("cx_bash_write")
+    assert result.startswith("Command blocked by PreToolUse hook: Build role cannot write game code directly "
+                             "(player.gd). Dispatch a Worker subagent.") and result.endswith(f"Command: {command}")
+    assert [(b["gate"], b["runtime"], b["agent_id"]) for b in blocks(work)] == [("check_shell_writes", "codex", "main")]
+
+
+@pytest.mark.parametrize(("model", "write"), [
+    (PATCH_MODEL, Call("apply_patch", "*** Begin Patch\n*** Add File: MEMORY.md\n+remember\n*** End Patch\n")),
+    (None, Call("exec_command", {"cmd": "echo remember >> MEMORY.md"})),  # no apply_patch offered: the shell
+], ids=["apply_patch", "bash"])
+def test_subagent_writing_memory_is_blocked_with_its_identity(
+        project: tuple[Path, Path], fake_model: FakeModel, model: str | None, write: Call) -> None:
+    work, home = project
+    sub = fake_model.script("cx_sub_memory", write, Say("Subagent done."))
     marker = fake_model.script(
         "cx_main_memory",
         Call("spawn_agent", {"message": f"{sub} note progress"}, namespace="multi_agent_v1"),
         Call("wait_agent", {"targets": ["{{last_json.agent_id}}"]}, namespace="multi_agent_v1"),
         Say("all done"),
     )
-    run = run_codex(work, home, fake_model, f"{marker} delegate", model=PATCH_MODEL)
+    run = run_codex(work, home, fake_model, f"{marker} delegate", model=model)
     assert run.returncode == 0, run.stderr
     assert not (work / "MEMORY.md").exists()
     assert any("Subagents cannot write project memory (MEMORY.md)" in r for r in fake_model.tool_results("cx_sub_memory"))
     spawned = json.loads(fake_model.tool_results("cx_main_memory")[0])["agent_id"]
     (block,) = blocks(work)
-    assert (block["gate"], block["runtime"], block["agent_id"], block["agent_type"]) == \
-        ("check_file_permissions", "codex", spawned, "default")
+    assert (block["gate"] in ("check_file_permissions", "check_shell_writes"), block["runtime"], block["agent_id"],
+            block["agent_type"]) == (True, "codex", spawned, "default")
     attempt = [m for m in metrics(work) if m["event"] == "file_write" and m["agent_id"] == spawned]
     assert attempt and attempt[0]["is_subagent"] is True
 
