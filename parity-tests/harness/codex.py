@@ -65,7 +65,7 @@ def env(home: Path) -> dict[str, str]:
     return {**base_env(home), "CODEX_HOME": str(codex_home(home)), "FAKE_API_KEY": "sk-fake"}
 
 
-def run_codex(work: Path, home: Path, fake: FakeModel, prompt: str, *, model: str | None = None,
+def run_codex(work: Path, home: Path, prompt: str, *, model: str | None = None,
               bypass_hook_trust: bool = True, timeout: float = 150) -> Run:
     """One `codex exec` turn (stdin closed, or exec would wait to append it to the prompt)."""
     args = ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"]

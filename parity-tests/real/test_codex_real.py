@@ -19,7 +19,7 @@ from harness.fakemodel import Call, FakeModel, Say
 from harness.runtimes import metrics, new_project
 from hookgate.model.verdicts import Allow, Ask, Block, Context, Modify, Retry
 from hookgate_codex import dialect
-from hookgate_codex.registration import REGISTRATIONS, hook_command, registrations
+from hookgate_codex.registration import REGISTRATIONS, hook_command, is_ours, registrations
 
 pytestmark = pytest.mark.real
 
@@ -52,7 +52,7 @@ def project(tmp_path: Path, fake_model: FakeModel) -> tuple[Path, Path]:
 
 
 def ours(hooks: list[dict]) -> list[dict]:
-    return [h for h in hooks if "hookgate" in (h["command"] or "") and "hook codex --event" in h["command"]]
+    return [h for h in hooks if is_ours(h)]
 
 
 def codex_event(name: str) -> str:
@@ -82,7 +82,7 @@ def test_codex_itself_trusts_every_hook_hookgate_installs(tmp_path: Path, fake_m
     command = shlex.split(fix.group(1))
     assert command[0] == "codex" and command[-1] == "ok"
     marker = fake_model.script("cx_trust", Say("ok"))
-    done = codex(*command[1:-1], marker, cwd=work, home=home)  # the fake model needs its marker
+    done = codex(*command[1:-1], marker, cwd=tmp_path, home=home)  # -C names the project; the marker drives the fake model
     assert done.returncode == 0, done.stderr
     after = hookgate("doctor", "--project", str(work), cwd=work, home=home, check=False)
     assert after.returncode == 0, after.stdout
@@ -99,7 +99,7 @@ def test_allowed_command_and_patch_run_with_the_trust_install_recorded(project: 
         Call("apply_patch", "*** Begin Patch\n*** Add File: notes.txt\n+ok\n*** End Patch\n"),
         Say("done"),
     )
-    run = run_codex(work, home, fake_model, f"{marker} go", model=PATCH_MODEL, bypass_hook_trust=False)
+    run = run_codex(work, home, f"{marker} go", model=PATCH_MODEL, bypass_hook_trust=False)
     assert run.returncode == 0, run.stderr
     assert (work / "ran.txt").read_text() == "ok\n" and (work / "notes.txt").read_text() == "ok\n"
     assert "hook: PreToolUse Completed" in run.stderr  # hookgate ran, without any trust bypass
@@ -116,7 +116,7 @@ def test_patch_adding_a_forbidden_file_is_blocked_whole_and_the_model_is_told_wh
     work, home = project
     patch = "*** Begin Patch\n*** Add File: notes.txt\n+ok\n*** Add File: src/player.gd\n+extends Node\n*** End Patch\n"
     marker = fake_model.script("cx_patch", Call("apply_patch", patch), Say("ok"))
-    run = run_codex(work, home, fake_model, f"{marker} write the player", model=PATCH_MODEL)
+    run = run_codex(work, home, f"{marker} write the player", model=PATCH_MODEL)
     assert run.returncode == 0, run.stderr
     assert not (work / "src" / "player.gd").exists() and not (work / "notes.txt").exists()
     results = fake_model.tool_results("cx_patch")
@@ -131,7 +131,7 @@ def test_a_bash_write_to_a_forbidden_path_is_blocked_and_the_model_is_told_why(
     (work / "src").mkdir()
     command = "echo 'extends Node' > src/player.gd"
     marker = fake_model.script("cx_bash_write", Call("exec_command", {"cmd": command}), Say("ok"))
-    run = run_codex(work, home, fake_model, f"{marker} write the player")
+    run = run_codex(work, home, f"{marker} write the player")
     assert run.returncode == 0, run.stderr
     assert not (work / "src" / "player.gd").exists()
     (result,) = fake_model.tool_results("cx_bash_write")
@@ -154,7 +154,7 @@ def test_subagent_writing_memory_is_blocked_with_its_identity(
         Call("wait_agent", {"targets": ["{{last_json.agent_id}}"]}, namespace="multi_agent_v1"),
         Say("all done"),
     )
-    run = run_codex(work, home, fake_model, f"{marker} delegate", model=model)
+    run = run_codex(work, home, f"{marker} delegate", model=model)
     assert run.returncode == 0, run.stderr
     assert not (work / "MEMORY.md").exists()
     assert any("Subagents cannot write project memory (MEMORY.md)" in r for r in fake_model.tool_results("cx_sub_memory"))
@@ -178,7 +178,7 @@ def test_completion_is_held_until_the_bound_then_released_unverified(project: tu
         Call("wait_agent", {"targets": ["{{last_json.agent_id}}"]}, namespace="multi_agent_v1"),
         Say("All finished."),
     )
-    run = run_codex(work, home, fake_model, f"{marker} build it")
+    run = run_codex(work, home, f"{marker} build it")
     assert run.returncode == 0, run.stderr
     records = metrics(work)
     starts = [m for m in records if m["event"] == "subagent_start"]
@@ -205,7 +205,7 @@ def test_a_hookgate_that_cannot_start_blocks_the_tool_instead_of_allowing_it(
     (home / ".codex" / "hooks.json").write_text(json.dumps(hooks))
     assert hooks["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == hook_command(str(broken), "PreToolUse")
     marker = fake_model.script("cx_broken", Call("exec_command", {"cmd": f"echo hi > {work / 'ran.txt'}"}), Say("ok"))
-    run = run_codex(work, home, fake_model, f"{marker} go")
+    run = run_codex(work, home, f"{marker} go")
     assert run.returncode == 0, run.stderr
     assert not (work / "ran.txt").exists()
     (result,) = fake_model.tool_results("cx_broken")
@@ -292,7 +292,7 @@ def test_every_rendered_answer_is_one_codex_accepts(event: str, schemas: dict) -
 def _probe(work: Path, home: Path, fake_model: FakeModel, event: str, verdict, name: str, *steps):
     install_hooks(home, one_hook(event, render_probe(verdict), matcher=None if event in ("Stop", "UserPromptSubmit") else "*"))
     marker = fake_model.script(name, *steps)
-    return run_codex(work, home, fake_model, f"{marker} go")
+    return run_codex(work, home, f"{marker} go")
 
 
 def test_a_rewrite_runs_the_rewritten_command(tmp_path: Path, fake_model: FakeModel) -> None:
@@ -358,7 +358,7 @@ def test_a_subagent_stop_refusal_becomes_the_childs_next_prompt(tmp_path: Path, 
         Call("wait_agent", {"targets": ["{{last_json.agent_id}}"]}, namespace="multi_agent_v1"),
         Say("all done"),
     )
-    run = run_codex(work, home, fake_model, f"{marker} delegate")
+    run = run_codex(work, home, f"{marker} delegate")
     assert run.returncode == 0, run.stderr
     child_prompts = [t for r in fake_model.seen("cx_sub_stop") for t in r.user_texts]
     assert any("HOOKGATE-REPORT-MISSING" in t for t in child_prompts), child_prompts

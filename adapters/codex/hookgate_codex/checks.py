@@ -14,11 +14,14 @@ from hookgate.cli.doctor import Finding, Setup, missing_command, reinstall
 from . import registration, trust
 
 
+def _locations(setup: Setup) -> list[tuple[str, Path]]:
+    """(where, hooks.json) of both places hookgate installs to: the project's, the user's."""
+    return [("project", registration.config_path(setup.project, setup.env)),
+            ("user", registration.config_path(None, setup.env))]
+
+
 def _installs(setup: Setup) -> list[tuple[str, Path]]:
-    """(where, hooks.json) of every Codex install of hookgate: the project's, the user's."""
-    candidates = (("project", registration.config_path(setup.project, setup.env)),
-                  ("user", registration.config_path(None, setup.env)))
-    return [(where, path) for where, path in candidates if _events(path)]
+    return [(where, path) for where, path in _locations(setup) if _events(path)]
 
 
 def _events(path: Path) -> set[str]:
@@ -37,8 +40,7 @@ def _toml(path: Path) -> dict[str, Any]:
 
 def check_registration(setup: Setup) -> list[Finding]:
     findings = []
-    for where, path in (("project", registration.config_path(setup.project, setup.env)),
-                        ("user", registration.config_path(None, setup.env))):
+    for where, path in _locations(setup):
         try:
             events = registration.installed_events(path)
         except ValueError as exc:
