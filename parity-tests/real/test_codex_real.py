@@ -140,12 +140,13 @@ def test_a_bash_write_to_a_forbidden_path_is_blocked_and_the_model_is_told_why(
     assert [(b["gate"], b["runtime"], b["agent_id"]) for b in blocks(work)] == [("check_shell_writes", "codex", "main")]
 
 
-@pytest.mark.parametrize(("model", "write"), [
-    (PATCH_MODEL, Call("apply_patch", "*** Begin Patch\n*** Add File: MEMORY.md\n+remember\n*** End Patch\n")),
-    (None, Call("exec_command", {"cmd": "echo remember >> MEMORY.md"})),  # no apply_patch offered: the shell
+@pytest.mark.parametrize(("model", "write", "gate"), [
+    (PATCH_MODEL, Call("apply_patch", "*** Begin Patch\n*** Add File: MEMORY.md\n+remember\n*** End Patch\n"),
+     "check_file_permissions"),
+    (None, Call("exec_command", {"cmd": "echo remember >> MEMORY.md"}), "check_shell_writes"),  # no apply_patch offered
 ], ids=["apply_patch", "bash"])
 def test_subagent_writing_memory_is_blocked_with_its_identity(
-        project: tuple[Path, Path], fake_model: FakeModel, model: str | None, write: Call) -> None:
+        project: tuple[Path, Path], fake_model: FakeModel, model: str | None, write: Call, gate: str) -> None:
     work, home = project
     sub = fake_model.script("cx_sub_memory", write, Say("Subagent done."))
     marker = fake_model.script(
@@ -160,8 +161,7 @@ def test_subagent_writing_memory_is_blocked_with_its_identity(
     assert any("Subagents cannot write project memory (MEMORY.md)" in r for r in fake_model.tool_results("cx_sub_memory"))
     spawned = json.loads(fake_model.tool_results("cx_main_memory")[0])["agent_id"]
     (block,) = blocks(work)
-    assert (block["gate"] in ("check_file_permissions", "check_shell_writes"), block["runtime"], block["agent_id"],
-            block["agent_type"]) == (True, "codex", spawned, "default")
+    assert (block["gate"], block["runtime"], block["agent_id"], block["agent_type"]) == (gate, "codex", spawned, "default")
     attempt = [m for m in metrics(work) if m["event"] == "file_write" and m["agent_id"] == spawned]
     assert attempt and attempt[0]["is_subagent"] is True
 
@@ -188,9 +188,10 @@ def test_completion_is_held_until_the_bound_then_released_unverified(project: tu
     assert len(holds) == 5 and all("0 verifiers" in h["reason"] and "0 reviewers" in h["reason"] for h in holds)
     released = [m for m in records if m["event"] == "hook_force_allow"]
     assert [(r["gate"], r["outcome_kind"], r["count"]) for r in released] == [("check_completion", "unverified", 5)]
-    # each hold reached the model as the next user turn
-    prompts = [t for r in fake_model.seen("cx_hold") for t in r.user_texts if "Cannot finish build yet" in t]
-    assert len(set(prompts)) >= 1 and run.stderr.count("hook: Stop Blocked") == 5
+    # each hold reached the model as its next user turn
+    last = fake_model.seen("cx_hold")[-1]
+    assert sum("Cannot finish build yet" in t for t in last.user_texts) == 5
+    assert run.stderr.count("hook: Stop Blocked") == 5
 
 
 def test_a_hookgate_that_cannot_start_blocks_the_tool_instead_of_allowing_it(
