@@ -125,11 +125,15 @@ def test_patch_adding_a_forbidden_file_is_blocked_whole_and_the_model_is_told_wh
     assert [(b["gate"], b["runtime"], b["agent_id"]) for b in blocks(work)] == [("check_file_permissions", "codex", "main")]
 
 
+@pytest.mark.parametrize("command", [
+    "echo 'extends Node' > src/player.gd",
+    # Codex itself runs an apply_patch heredoc given to the shell as a patch; hooks see it as Bash
+    "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: src/player.gd\n+extends Node\n*** End Patch\nEOF\n",
+], ids=["redirect", "apply_patch-heredoc"])
 def test_a_bash_write_to_a_forbidden_path_is_blocked_and_the_model_is_told_why(
-        project: tuple[Path, Path], fake_model: FakeModel) -> None:
+        project: tuple[Path, Path], fake_model: FakeModel, command: str) -> None:
     work, home = project
     (work / "src").mkdir()
-    command = "echo 'extends Node' > src/player.gd"
     marker = fake_model.script("cx_bash_write", Call("exec_command", {"cmd": command}), Say("ok"))
     run = run_codex(work, home, f"{marker} write the player")
     assert run.returncode == 0, run.stderr
