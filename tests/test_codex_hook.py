@@ -12,10 +12,10 @@ from support import HOOKGATE, run_hook
 from hookgate_codex.registration import hook_command
 
 PAYLOADS = Path(__file__).resolve().parents[1] / "parity-tests" / "payloads"
-# captured from the real Codex 0.171 (gpt-5.5, cwd /tmp/e2e/codex/work), as real-runtimes.md describes
+# the shape the real Codex 0.171 sends for apply_patch (gpt-5.5), its cwd moved to a neutral place
 PATCH_PAYLOAD = {
     "session_id": "01a22c24-6357-79d0-b770-e86adcd4abf0", "turn_id": "01a22c24-63b0-7833-82fe-3b899a4aef48",
-    "transcript_path": None, "cwd": "/tmp/e2e/codex/work", "hook_event_name": "PreToolUse", "model": "gpt-5.5",
+    "transcript_path": None, "cwd": "/srv/game", "hook_event_name": "PreToolUse", "model": "gpt-5.5",
     "permission_mode": "bypassPermissions", "tool_name": "apply_patch",
     "tool_input": {"command": "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n"},
     "tool_use_id": "call_84966f7ff68a430f",
