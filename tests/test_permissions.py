@@ -2,6 +2,7 @@
 
 import json
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,10 @@ def decide(root: Path, role: str | None, path: str, agent_type: str | None = MAI
     (hookgate / "current_role").unlink(missing_ok=True)
     if role:
         (hookgate / "current_role").write_text(role + "\n")
+    # a stage log line must be a valid completion (stage_reminder checks that), here of a role with no outputs
+    content = '{"role": "verify", "ts": "2026-01-01T00:00:00Z"}' if path.endswith("stage.jsonl") else "x"
     payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(cwd or root), "tool_name": tool,
-               "tool_input": {"file_path": path, "content": "x"}}
+               "tool_input": {"file_path": path, "content": content}}
     if agent_type is not None:
         payload.update(agent_id="agent-1", agent_type=agent_type)
     answer = handle(dialect, json.dumps(payload).encode(), {"HOOKGATE_PROJECT_DIR": str(root)})
@@ -29,6 +32,8 @@ def decide(root: Path, role: str | None, path: str, agent_type: str | None = MAI
     if not answer.stdout:
         return None
     output = json.loads(answer.stdout)["hookSpecificOutput"]
+    if "permissionDecision" not in output:
+        return None  # allowed, with context for the model (the next stage after a stage.jsonl append)
     assert output["permissionDecision"] == "deny"
     return output["permissionDecisionReason"]
 
@@ -151,7 +156,43 @@ def bypass_spellings(root: Path) -> list[str]:
     (root / "e2e").mkdir(exist_ok=True)
     os.symlink(root / "memory", root / "notes")             # a friendly name for memory/
     os.symlink(root / "e2e", root / "src" / "tests_link")  # e2e/ behind a link
+    (root / "MEMORY.md").write_text("")
+    os.symlink(root / "MEMORY.md", root / "readme_link.md")    # a file link to the memory file
+    os.symlink(root / "memory" / "new.md", root / "dangling.md")  # a link to a memory file not yet there
+    os.symlink(root, root.parent / "proj_link")              # the whole project under another name
     return [
+        "memory/../memory/a.md",
+        "memory/./a.md",
+        "./memory//a.md",
+        "memory/sub/deep/a.md",
+        "MEMORY/../memory/x.txt",
+        "./MEMORY.md",
+        "src/../MEMORY.md",
+        "MeMoRy.Md",
+        "docs/MEMORY.md",
+        "/" + str(root / "memory" / "a.md"),
+        str(root) + "//memory//a.md",
+        str(root.parent / "proj_link" / "memory" / "a.md"),
+        str(root.parent / "proj_link" / "MEMORY.md"),
+        "readme_link.md",
+        "dangling.md",
+        ".claude/worktrees/agent-7/../../../memory/a.md",
+        ".claude/worktrees/a/.claude/worktrees/b/memory/x.md",
+        ".Claude/Worktrees/Agent-9/MEMORY.md",
+        "e2e/./x.gd",
+        "e2e//x.gd",
+        "src/../e2e/x.gd",
+        "E2E/X.GD",
+        "src/tests_link/./deep/t.gd",
+        "docs/PLAN.md",
+        "deep/a/b/structure.md",
+        "GAP.md",
+        "Roadmap.MD",
+        "style.md",
+        ".hookgate/../.hookgate/state.json",
+        "sub/.hookgate/x.json",
+        "sub/project.godot",
+        "Project.Godot",
         str(root / "memory" / "a.md"),
         "memory/a.md",
         "./memory/a.md",
@@ -190,5 +231,23 @@ def test_path_bypass_corpus_has_no_bypass(tmp_path):
     # each spelling as given from the project root, and the same path from a subdirectory
     cases = [(root, p) for p in corpus] + [(root / "src", p if os.path.isabs(p) else f"../{p}") for p in corpus]
     bypasses = [(str(cwd), path) for cwd, path in cases if decide(root, "build", path, agent_type="worker", cwd=cwd) is None]
-    assert len(cases) >= 50
+    assert len(cases) >= 100
+    assert bypasses == []
+
+
+def test_path_bypass_corpus_through_the_shell_has_no_bypass(tmp_path):
+    """The same spellings written by a shell command (`echo x > PATH`) meet the same rules."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    corpus = bypass_spellings(root)
+    (root / ".hookgate").mkdir(exist_ok=True)
+    (root / ".hookgate" / "current_role").write_text("build\n")
+    bypasses = []
+    for path in corpus:
+        payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(root), "tool_name": "Bash",
+                   "tool_input": {"command": f"echo x > {shlex.quote(path)}"}, "agent_id": "a1", "agent_type": "worker"}
+        answer = handle(dialect, json.dumps(payload).encode(), {"HOOKGATE_PROJECT_DIR": str(root)})
+        if b"deny" not in answer.stdout:
+            bypasses.append(path)
+    assert len(corpus) >= 50
     assert bypasses == []

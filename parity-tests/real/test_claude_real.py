@@ -48,11 +48,15 @@ def test_forbidden_write_is_blocked_and_the_model_is_told_why(project: tuple[Pat
 
 def test_subagent_writing_memory_is_blocked_with_its_identity(project: tuple[Path, Path], fake_model: FakeModel) -> None:
     work, home = project
+    # build may dispatch only once gdd has completed (check_stage_prerequisites)
+    for name in ("project.godot", "GDD.md", "PLAN.md", "STRUCTURE.md"):
+        (work / name).write_text("")
+    hookgate("stage", "complete", "gdd", cwd=work)
     memory = work / "MEMORY.md"
     sub = fake_model.script("cc_sub_memory", Call("Write", {"file_path": str(memory), "content": "remember\n"}), Say("Subagent done."))
     marker = fake_model.script(
         "cc_main_memory",
-        Call("Agent", {"description": "worker: note progress", "prompt": f"{sub} write the memory",
+        Call("Agent", {"description": "note progress", "prompt": f"{sub} write the memory",
                        "subagent_type": "general-purpose"}),
         Say("all done"),
     )

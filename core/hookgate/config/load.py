@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from ..errors import ConfigError
-from .schema import Config, GateSettings, PathRule, RuleSet
+from .schema import Config, GateSettings, PathRule, Pipeline, Prerequisite, ReportFormat, RuleSet, StageSchema
 
 PRESETS = ("godot", "none")
 PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
@@ -61,6 +62,11 @@ _NAMED_TABLES: tuple[tuple[tuple[str, ...], type], ...] = (
     (("pipeline", "roles"), RuleSet),
     (("pipeline", "subagents", "types"), RuleSet),
     (("pipeline", "paths"), list[str]),
+    (("pipeline", "role_prefixes"), list[str]),
+    (("pipeline", "stage_schemas"), StageSchema),
+    (("pipeline", "role_next"), str),
+    (("pipeline", "prerequisites"), Prerequisite),
+    (("pipeline", "reports"), ReportFormat),
 )
 
 
@@ -107,3 +113,61 @@ def _check_references(config: Config, source: str) -> None:
     check_rules(pipeline.subagents.always, "$.pipeline.subagents.always")
     for kind, rule_set in pipeline.subagents.types.items():
         check_set(rule_set, f"$.pipeline.subagents.types.{kind}")
+    _check_pipeline_names(pipeline, source)
+
+
+def _check_pipeline_names(pipeline: Pipeline, source: str) -> None:
+    """Every name the pipeline tables use must exist where it points: roles, checks, path classes.
+    Paired tables must name the same roles (a role without its next step is a drift)."""
+    from ..pipeline.report_checks import REPORT_CHECKS
+    from ..pipeline.stage_checks import STAGE_CHECKS
+
+    def fail(message: str, where: str) -> None:
+        raise ConfigError(f"{message} - at `{where}`", source)
+
+    def known(names: Any, allowed: Any, what: str, where: str) -> None:
+        for name in names:
+            if name not in allowed:
+                fail(f"unknown {what} {name!r}; known: {', '.join(sorted(allowed)) or '(none)'}", where)
+
+    subagent_roles = pipeline.known_subagent_roles
+    known(pipeline.role_prefixes, subagent_roles, "subagent role", "$.pipeline.role_prefixes")
+    known(pipeline.reports, subagent_roles, "subagent role", "$.pipeline.reports")
+    known(pipeline.diagnosed_roles, subagent_roles, "subagent role", "$.pipeline.diagnosed_roles")
+    for role, fmt in pipeline.reports.items():
+        where = f"$.pipeline.reports.{role}"
+        for i, name in enumerate(fmt.checks):
+            known([name], REPORT_CHECKS, "report check", f"{where}.checks[{i}]")
+        regexes = [("pattern", fmt.pattern), ("fallback", fmt.fallback)]
+        regexes += [(f"sections[{i}].pattern", s.pattern) for i, s in enumerate(fmt.sections)]
+        for field, regex in regexes:
+            _check_regex(regex, f"{where}.{field}", source)
+        known(fmt.substantive_sections, [s.name for s in fmt.sections], "section", f"{where}.substantive_sections")
+    checks = pipeline.report_checks
+    for i, regex in enumerate(checks.test_substance):
+        _check_regex(regex, f"$.pipeline.report_checks.test_substance[{i}]", source)
+    _check_regex(checks.unit_test, "$.pipeline.report_checks.unit_test", source)
+    if pipeline.completion.dispatched:
+        known([pipeline.completion.dispatched, *pipeline.completion.requires], subagent_roles,
+              "subagent role", "$.pipeline.completion")
+    known([f[1:] for f in pipeline.asset_read.folders if f.startswith("@")], pipeline.paths, "path class",
+          "$.pipeline.asset_read.folders")
+    for role, schema in pipeline.stage_schemas.items():
+        for i, check in enumerate(schema.checks):
+            known([check], STAGE_CHECKS, "check", f"$.pipeline.stage_schemas.{role}.checks[{i}]")
+    if set(pipeline.role_next) != set(pipeline.stage_schemas):
+        missing = sorted(set(pipeline.stage_schemas) - set(pipeline.role_next))
+        extra = sorted(set(pipeline.role_next) - set(pipeline.stage_schemas))
+        fail(f"must name exactly the roles of stage_schemas (missing: {missing or 'none'}, "
+             f"not a stage role: {extra or 'none'})", "$.pipeline.role_next")
+    if pipeline.prerequisites and set(pipeline.prerequisites) != set(pipeline.worker_dispatch_roles):
+        fail(f"must name exactly the worker_dispatch_roles {pipeline.worker_dispatch_roles}", "$.pipeline.prerequisites")
+    for role, prerequisite in pipeline.prerequisites.items():
+        known([prerequisite.after], pipeline.stage_schemas, "stage role", f"$.pipeline.prerequisites.{role}.after")
+
+
+def _check_regex(regex: str, where: str, source: str) -> None:
+    try:
+        re.compile(regex)
+    except re.error as exc:
+        raise ConfigError(f"invalid regular expression {regex!r} ({exc}) - at `{where}`", source) from None

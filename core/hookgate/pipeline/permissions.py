@@ -14,6 +14,7 @@ from ..engine.gate import Gate
 from ..model.events import Event
 from ..model.tools import FILE_TOOL_MATCHER, changed_path
 from ..model.verdicts import Block, Verdict
+from .agents import agent_type_of
 from .paths import readings
 from .rules import denial
 
@@ -39,7 +40,7 @@ def write_denial(path: str, event: Event, role: str, ctx: Context) -> str | None
     """Why `path` may not be written by this event's agent under `role`, or None. Shared with the
     shell-write and patch checks, so every way of writing a file meets the same rules."""
     pipeline = ctx.config.pipeline
-    rule_sets = _rule_sets(pipeline, role, event)
+    rule_sets = _rule_sets(pipeline, role, event, agent_type_of(event, ctx))
     for rel in readings(path, event.cwd or str(ctx.project.root), [str(ctx.project.root)], pipeline.worktree_markers):
         for rule_set in rule_sets:
             reason = denial(rule_set, rel, pipeline.paths)
@@ -48,12 +49,12 @@ def write_denial(path: str, event: Event, role: str, ctx: Context) -> str | None
     return None
 
 
-def _rule_sets(pipeline: Pipeline, role: str, event: Event) -> list[RuleSet]:
+def _rule_sets(pipeline: Pipeline, role: str, event: Event, agent_type: str | None) -> list[RuleSet]:
     if not event.in_subagent:
         main = pipeline.roles.get(role) or pipeline.roles.get("*")
         return [main] if main else []
     types = pipeline.subagents.types
-    own = types.get(event.agent_type or "") or types.get("*")
+    own = types.get(agent_type or "") or types.get("*")
     return [RuleSet(rules=pipeline.subagents.always)] + ([own] if own else [])
 
 

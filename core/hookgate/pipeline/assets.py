@@ -1,0 +1,45 @@
+"""check_asset_access (seed 000): while a pipeline role is active, the lead may not read image
+files under assets/ itself; it dispatches an Analyst, whose reading is allowed. Ordinary
+conversations (no role) and every subagent read freely; so do non-image files (.json, .ogg)."""
+
+from __future__ import annotations
+
+import os
+
+from ..engine.context import Context
+from ..engine.gate import Gate
+from ..model.events import Event
+from ..model.verdicts import Block, Verdict
+from .paths import matches, readings
+from .rules import expand
+
+
+def check_asset_access(event: Event, ctx: Context) -> Verdict | None:
+    path = getattr(event, "tool_input", {}).get("file_path")
+    if event.in_subagent or not isinstance(path, str) or not path or ctx.project.current_role() is None:
+        return None
+    pipeline = ctx.config.pipeline
+    rule = pipeline.asset_read
+    extensions = {ext.lower() for ext in rule.extensions}
+    folders = expand(rule.folders, pipeline.paths)
+    root = str(ctx.project.root)
+    for rel in readings(path, event.cwd or root, [root], pipeline.worktree_markers):
+        if os.path.splitext(rel)[1] in extensions and any(matches(rel, folder) for folder in folders):
+            name = os.path.basename(path.rstrip("/\\")) or path
+            return Block(reason=rule.reason.format(file=name))
+    return None
+
+
+GATES = (
+    Gate(
+        id="check_asset_access",
+        events=("PreToolUse",),
+        matcher="Read",
+        check=check_asset_access,
+        may_block=True,
+        fail_mode="closed",
+        priority=20,
+        needs=("block:PreToolUse", "subagent_identity:PreToolUse"),
+        description="the lead may not read images under assets/ while a role is active; it dispatches an analyst",
+    ),
+)

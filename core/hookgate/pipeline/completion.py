@@ -1,0 +1,50 @@
+"""check_completion (seed 000): the last gate before a worker-dispatching role (build, fixgap)
+ends its turn. If workers were dispatched this session, a verifier and a reviewer must have run
+too. The counts come from the session state (`agents.role_counts`), so the check costs the same
+however long the session's log grows. Bounded by the engine: 5 blocks per session, then the stop
+goes through as `unverified` and the model is told why."""
+
+from __future__ import annotations
+
+from ..engine.context import Context
+from ..engine.gate import BlockLimit, Gate
+from ..model.events import Event
+from ..model.verdicts import Block, Verdict
+from .agents import role_counts
+
+
+def check_completion(event: Event, ctx: Context) -> Verdict | None:
+    if event.in_subagent:
+        return None
+    pipeline = ctx.config.pipeline
+    role = ctx.project.current_role()
+    if role not in pipeline.worker_dispatch_roles or not pipeline.completion.dispatched:
+        return None
+    counts = role_counts(ctx)
+    dispatched_role = pipeline.completion.dispatched
+    dispatched = counts.get(dispatched_role, 0)
+    if not dispatched:
+        return None
+    missing = [needed for needed in pipeline.completion.requires if not counts.get(needed)]
+    if not missing:
+        return None
+    lines = [
+        f"Dispatched {dispatched} {dispatched_role}(s) but 0 {needed}s. {needed.capitalize()} is mandatory in "
+        f"{role}: dispatch a {needed} (subagent_type: '{needed}') for the {dispatched_role}s' deliverables."
+        for needed in missing
+    ]
+    return Block(reason=f"Cannot finish {role} yet:\n" + "\n".join(f"  - {line}" for line in lines))
+
+
+GATES = (
+    Gate(
+        id="check_completion",
+        events=("Stop",),
+        check=check_completion,
+        may_block=True,
+        fail_mode="open",
+        block_limit=BlockLimit(per="session", limit=5),
+        needs=("block:Stop", "event:SubagentStart"),
+        description="build/fixgap may not stop with workers dispatched but no verifier or reviewer run",
+    ),
+)
