@@ -21,7 +21,7 @@ import shlex
 from pathlib import Path
 from typing import Any, Mapping
 
-from hookgate.cli.hook import GATING_EVENTS
+from hookgate.hookcall import GATING_EVENTS
 from hookgate.store import locked
 
 from . import trust

@@ -43,6 +43,8 @@ CHECKS: tuple[tuple[str, str], ...] = (
     ("codex feature", "hookgate_codex.checks:check_feature"),
     ("codex trust", "hookgate_codex.checks:check_trust"),
     ("codex shell", "hookgate_codex.checks:check_login_shell"),
+    ("hooks.json", "hookgate.commandhooks.lint:doctor_check"),
+    ("python policies", "hookgate.registry.lint:doctor_check"),
 )
 
 
