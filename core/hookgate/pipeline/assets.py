@@ -38,7 +38,7 @@ GATES = (
         may_block=True,
         fail_mode="closed",
         priority=20,
-        needs=("block:PreToolUse", "subagent_identity:PreToolUse"),
+        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),  # without it subagents are held too
         description="the lead may not read images under assets/ while a role is active; it dispatches an analyst",
     ),
 )

@@ -53,7 +53,7 @@ GATES = (
         may_block=True,
         fail_mode="open",
         block_limit=BlockLimit(per="session", limit=5),
-        needs=("block:Stop", "event:SubagentStart"),
+        needs=("block:Stop", "fires:SubagentStart"),
         description="build/fixgap may not stop with workers dispatched but no verifier or reviewer run",
     ),
 )

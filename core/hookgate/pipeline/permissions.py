@@ -70,7 +70,7 @@ GATES = (
         may_block=True,
         fail_mode="closed",
         priority=10,
-        needs=("block:PreToolUse", "subagent_identity:PreToolUse"),
+        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),  # without it: role rules only
         description="role and subagent write rules, driven by .hookgate/current_role",
     ),
 )

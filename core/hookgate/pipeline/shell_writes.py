@@ -78,7 +78,7 @@ GATES = (
         may_block=True,
         fail_mode="closed",
         priority=10,
-        needs=("block:PreToolUse", "subagent_identity:PreToolUse"),
+        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),  # without it: role rules only
         description="a shell command writing a file meets the write rules of a Write; stage.jsonl only via validation",
     ),
 )

@@ -185,7 +185,7 @@ GATES = (
         may_block=True,
         fail_mode="closed",
         priority=20,
-        needs=("block:PreToolUse", "context:PreToolUse"),
+        needs=("block:PreToolUse", "context:PreToolUse?"),  # the context is the next-role hint
         description="validates a role's outputs before its completion enters stage.jsonl; names the next role",
     ),
     Gate(
