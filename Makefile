@@ -28,8 +28,10 @@ $(BIN)/.installed: pyproject.toml
 
 runtimes: $(RUNTIMES)/node_modules/.installed
 
+# `npm install`, not `npm ci`: the registry here serves only this platform's binaries of
+# opencode-ai, so the lock cannot list the others and `npm ci` refuses it; versions stay pinned.
 $(RUNTIMES)/node_modules/.installed: $(RUNTIMES)/package.json $(RUNTIMES)/package-lock.json
-	cd $(RUNTIMES) && npm ci --no-audit --no-fund
+	cd $(RUNTIMES) && npm install --no-audit --no-fund
 	touch $@
 
 js: node_modules/.installed

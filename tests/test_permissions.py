@@ -2,6 +2,7 @@
 
 import json
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -155,7 +156,43 @@ def bypass_spellings(root: Path) -> list[str]:
     (root / "e2e").mkdir(exist_ok=True)
     os.symlink(root / "memory", root / "notes")             # a friendly name for memory/
     os.symlink(root / "e2e", root / "src" / "tests_link")  # e2e/ behind a link
+    (root / "MEMORY.md").write_text("")
+    os.symlink(root / "MEMORY.md", root / "readme_link.md")    # a file link to the memory file
+    os.symlink(root / "memory" / "new.md", root / "dangling.md")  # a link to a memory file not yet there
+    os.symlink(root, root.parent / "proj_link")              # the whole project under another name
     return [
+        "memory/../memory/a.md",
+        "memory/./a.md",
+        "./memory//a.md",
+        "memory/sub/deep/a.md",
+        "MEMORY/../memory/x.txt",
+        "./MEMORY.md",
+        "src/../MEMORY.md",
+        "MeMoRy.Md",
+        "docs/MEMORY.md",
+        "/" + str(root / "memory" / "a.md"),
+        str(root) + "//memory//a.md",
+        str(root.parent / "proj_link" / "memory" / "a.md"),
+        str(root.parent / "proj_link" / "MEMORY.md"),
+        "readme_link.md",
+        "dangling.md",
+        ".claude/worktrees/agent-7/../../../memory/a.md",
+        ".claude/worktrees/a/.claude/worktrees/b/memory/x.md",
+        ".Claude/Worktrees/Agent-9/MEMORY.md",
+        "e2e/./x.gd",
+        "e2e//x.gd",
+        "src/../e2e/x.gd",
+        "E2E/X.GD",
+        "src/tests_link/./deep/t.gd",
+        "docs/PLAN.md",
+        "deep/a/b/structure.md",
+        "GAP.md",
+        "Roadmap.MD",
+        "style.md",
+        ".hookgate/../.hookgate/state.json",
+        "sub/.hookgate/x.json",
+        "sub/project.godot",
+        "Project.Godot",
         str(root / "memory" / "a.md"),
         "memory/a.md",
         "./memory/a.md",
@@ -194,5 +231,36 @@ def test_path_bypass_corpus_has_no_bypass(tmp_path):
     # each spelling as given from the project root, and the same path from a subdirectory
     cases = [(root, p) for p in corpus] + [(root / "src", p if os.path.isabs(p) else f"../{p}") for p in corpus]
     bypasses = [(str(cwd), path) for cwd, path in cases if decide(root, "build", path, agent_type="worker", cwd=cwd) is None]
-    assert len(cases) >= 50
+    assert len(cases) >= 100
     assert bypasses == []
+
+
+def test_path_bypass_corpus_through_the_shell_has_no_bypass(tmp_path):
+    """The same spellings written by a shell command (`echo x > PATH`) meet the same rules."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    corpus = bypass_spellings(root)
+    (root / ".hookgate").mkdir(exist_ok=True)
+    (root / ".hookgate" / "current_role").write_text("build\n")
+    bypasses = []
+    for path in corpus:
+        payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(root), "tool_name": "Bash",
+                   "tool_input": {"command": f"echo x > {shlex.quote(path)}"}, "agent_id": "a1", "agent_type": "worker"}
+        answer = handle(dialect, json.dumps(payload).encode(), {"HOOKGATE_PROJECT_DIR": str(root)})
+        if b"deny" not in answer.stdout:
+            bypasses.append(path)
+    assert len(corpus) >= 50
+    assert bypasses == []
+
+
+def test_a_moves_source_is_judged_too(tmp_path):
+    """A Codex patch that moves e2e/old.gd to notes/old.txt removes a file build may not touch."""
+    hookgate = tmp_path / ".hookgate"
+    hookgate.mkdir()
+    (hookgate / "current_role").write_text("build\n")
+    payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(tmp_path), "tool_name": "Edit",
+               "tool_input": {"file_path": str(tmp_path / "notes" / "old.txt"), "old_string": "a", "new_string": "b",
+                              "moved_from": str(tmp_path / "e2e" / "old.gd")}}
+    answer = handle(dialect, json.dumps(payload).encode(), {"HOOKGATE_PROJECT_DIR": str(tmp_path)})
+    reason = json.loads(answer.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.startswith("Build role cannot write to e2e/ (old.gd)")

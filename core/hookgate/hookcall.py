@@ -24,6 +24,11 @@ from .store.project import Project
 from .store.session import stamp
 
 
+# When no policy can be loaded at all, the gates' own fail modes are unknowable; the gating
+# events then fail closed, as A3S does for its gating events.
+GATING_EVENTS = frozenset({"PreToolUse", "PermissionRequest"})
+
+
 class Answer(msgspec.Struct, frozen=True):
     stdout: bytes = b""
     stderr: str = ""
@@ -88,12 +93,13 @@ def flush(ctx: Context, event: Event) -> None:
 
 def handle(dialect: Dialect, raw: bytes, env: Mapping[str, str] = os.environ, event_hint: str = "") -> Answer:
     """The whole stdin hook call. Never raises."""
+    events: list[Event] = []
     try:
-        events = list(dialect.decode(raw))
-        error = None if events else "the payload held no event"
-    except PayloadError as exc:
-        events, error = [], str(exc)
-    try:
+        try:
+            events = list(dialect.decode(raw))
+            error = None if events else "the payload held no event"
+        except PayloadError as exc:
+            error = str(exc)
         policy = load_policy(events[0].cwd if events else None, env)
         if error is not None:
             return _failed(dialect, policy, event_hint, error)
@@ -123,7 +129,15 @@ def _crashed(dialect: Dialect, events: list[Event], event_hint: str, exc: Except
         policy = load_policy(events[0].cwd if events else None, env)
         return _failed(dialect, policy, name, error)
     except Exception:
-        return Answer(stderr=f"hookgate: {error}; allowing", exit_code=0)
+        return last_resort(name, error)
+
+
+def last_resort(event_name: str, error: str) -> Answer:
+    """No policy could be loaded: block the gating events, let the rest through."""
+    if event_name in GATING_EVENTS:
+        return Answer(stderr=f"hookgate: {error}; blocking {event_name} until it is repaired (see `hookgate doctor`)",
+                      exit_code=2)
+    return Answer(stderr=f"hookgate: {error}; allowing", exit_code=0)
 
 
 def _fail_answer(verdict: Verdict, warnings: list[str]) -> Answer:

@@ -19,7 +19,11 @@ if TYPE_CHECKING:
 
 # Each source is a module with `gates(config, project)` and `observers(config, project)`;
 # a source adds its gates here and nowhere else.
-GATE_SOURCES: tuple[str, ...] = ("hookgate.pipeline",)
+GATE_SOURCES: tuple[str, ...] = (
+    "hookgate.pipeline",
+    "hookgate.commandhooks",
+    "hookgate.registry",
+)
 
 
 def build_engine(config: Config, project: "Project | None" = None) -> Engine:

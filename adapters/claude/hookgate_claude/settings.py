@@ -12,21 +12,22 @@ import re
 from pathlib import Path
 from typing import Any
 
-# event, matcher, timeout (s), fail closed when hookgate itself cannot run
+# event, matcher, timeout (s), fail closed when hookgate itself cannot run. The timeouts leave
+# room for a project's command hooks (60 s each by default, run in parallel) behind hookgate.
 REGISTRATIONS: tuple[tuple[str, str, int, bool], ...] = (
-    ("SessionStart", "*", 30, False),
+    ("SessionStart", "*", 120, False),
     ("UserPromptSubmit", "*", 120, False),
     ("PreToolUse", "*", 120, True),
     ("PermissionRequest", "*", 120, True),
     ("PostToolUse", "*", 120, False),
     ("PostToolUseFailure", "*", 120, False),
-    ("SubagentStart", "*", 30, False),
+    ("SubagentStart", "*", 120, False),
     ("SubagentStop", "*", 120, False),
     ("Stop", "*", 120, False),
-    ("PreCompact", "*", 30, False),
-    ("PostCompact", "*", 30, False),
-    ("Notification", "*", 30, False),
-    ("SessionEnd", "*", 10, False),
+    ("PreCompact", "*", 120, False),
+    ("PostCompact", "*", 120, False),
+    ("Notification", "*", 120, False),
+    ("SessionEnd", "*", 90, False),
 )
 
 _OURS = re.compile(r"hookgate['\"]?\s+hook\s+claude\b")

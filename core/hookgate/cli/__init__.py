@@ -13,6 +13,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("hookgate.cli.serve", "JSON-RPC 2.0 core on stdin/stdout (the OpenCode plugin runs it)"),
     "role": ("hookgate.cli.role", "set, clear or show the active pipeline role"),
     "stage": ("hookgate.cli.stage", "validate a pipeline role's outputs, then record its completion"),
+    "metrics": ("hookgate.cli.metrics", "list sessions, or write a readable HTML report of one"),
+    "doctor": ("hookgate.cli.doctor", "check the installation: what each runtime would skip, and the fix"),
     "demo": ("hookgate.cli.demo", "a scripted pipeline session through the adapters, gates firing"),
 }
 

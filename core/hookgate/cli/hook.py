@@ -11,9 +11,6 @@ import os
 import sys
 from importlib import import_module
 
-# When hookgate itself is broken (a damaged install), the gates' own fail modes are unknowable;
-# the gating events then fail closed, as A3S does for its gating events.
-GATING_EVENTS = frozenset({"PreToolUse", "PermissionRequest"})
 DIALECTS = {"claude": "hookgate_claude.dialect", "codex": "hookgate_codex.dialect"}
 USAGE = "usage: hookgate hook claude|codex [--event EVENT_NAME] < payload.json\n"
 
@@ -48,9 +45,11 @@ def main(args: list[str]) -> int:
 
 
 def _last_resort(event_hint: str, exc: Exception) -> int:
+    """hookgate cannot even import its core (a damaged install): the same answer as hookcall's
+    last resort, written out here because that module is what failed to load."""
     error = f"hookgate failed to start ({type(exc).__name__}: {exc})"
-    if event_hint in GATING_EVENTS:
-        sys.stderr.write(f"{error}; blocking {event_hint} until it is repaired (try `hookgate doctor`)\n")
+    if event_hint in ("PreToolUse", "PermissionRequest"):
+        sys.stderr.write(f"{error}; blocking {event_hint} until it is repaired (see `hookgate doctor`)\n")
         return 2
     sys.stderr.write(f"{error}; allowing\n")
     return 0

@@ -13,6 +13,7 @@ from pathlib import Path
 
 INSTALLERS = {
     "claude": "hookgate_claude.settings",
+    "codex": "hookgate_codex.registration",
     "opencode": "hookgate.installers.opencode",
 }
 
@@ -45,4 +46,6 @@ def main(args: list[str]) -> int:
         return 1
     state = "updated" if changed else "already up to date"
     print(f"{ns.runtime}: {target} {state}")
+    if action == "install" and hasattr(installer, "notes"):  # what the runtime still needs
+        print("\n".join(installer.notes(target)))
     return 0

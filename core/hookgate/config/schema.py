@@ -123,8 +123,15 @@ class GateSettings(_Strict, frozen=True):
     block_limit: int | None = None
 
 
+class Policies(_Strict, frozen=True):
+    """Python policies that register hooks: importable modules, run before .hookgate/policies/*.py."""
+
+    modules: list[str] = []
+
+
 class Config(_Strict, frozen=True):
     preset: str = "godot"
     state_dir: str | None = None
     gates: dict[str, GateSettings] = {}
     pipeline: Pipeline = Pipeline()
+    policies: Policies = Policies()

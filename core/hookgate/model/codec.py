@@ -31,7 +31,7 @@ def decode_event(raw: bytes) -> Event:
         if decoder is not None:
             return decoder.decode(raw)
         fields = _as_dict.decode(raw)
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
         raise PayloadError(f"invalid payload: {_first_line(exc)}", raw) from None
     if not name:
         raise PayloadError("invalid payload: no hook_event_name", raw)
@@ -50,7 +50,7 @@ def event_from_builtins(obj: Any) -> Event:
         return unknown_event(name, obj)
     try:
         return msgspec.convert(obj, cls)
-    except msgspec.ValidationError as exc:
+    except (msgspec.ValidationError, RecursionError) as exc:
         raise PayloadError(f"invalid {name} event: {_first_line(exc)}") from None
 
 

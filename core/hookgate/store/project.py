@@ -41,7 +41,10 @@ class Project:
         at or above cwd that has a .hookgate/, else the runtime's project dir, else cwd."""
         if env.get("HOOKGATE_PROJECT_DIR"):
             return cls(Path(env["HOOKGATE_PROJECT_DIR"]).resolve())
-        start = Path(cwd or os.getcwd()).resolve()
+        try:
+            start = Path(cwd or os.getcwd()).resolve()
+        except (OSError, ValueError):  # a cwd no filesystem can hold (NUL byte, too long)
+            start = Path(os.getcwd()).resolve()
         for directory in (start, *start.parents):
             if (directory / HOOKGATE_DIR).is_dir():
                 return cls(directory)

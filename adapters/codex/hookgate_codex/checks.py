@@ -1,0 +1,151 @@
+"""`hookgate doctor`'s Codex checks. Codex skips a hook without a word when the project is not
+trusted, the hook is not trusted (or was edited since), it is disabled, or hooks are turned off;
+each check names the file at fault and the command that fixes it."""
+
+from __future__ import annotations
+
+import subprocess
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from hookgate.cli.doctor import Finding, Setup, missing_command, reinstall
+
+from . import registration, trust
+
+
+def _locations(setup: Setup) -> list[tuple[str, Path]]:
+    """(where, hooks.json) of both places hookgate installs to: the project's, the user's."""
+    return [("project", registration.config_path(setup.project, setup.env)),
+            ("user", registration.config_path(None, setup.env))]
+
+
+def _installs(setup: Setup) -> list[tuple[str, Path]]:
+    return [(where, path) for where, path in _locations(setup) if _events(path)]
+
+
+def _events(path: Path) -> set[str]:
+    try:
+        return registration.installed_events(path)
+    except ValueError:
+        return set()
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text()) if path.exists() else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}  # Codex refuses to start on such a file; check_feature reports it
+
+
+def check_registration(setup: Setup) -> list[Finding]:
+    findings = []
+    for where, path in _locations(setup):
+        try:
+            events = registration.installed_events(path)
+        except ValueError as exc:
+            findings.append(Finding("fail", str(exc), f"fix or move {path}"))
+            continue
+        if not events:
+            continue
+        fix = reinstall("codex", where, setup.project)
+        missing = sorted({event for event, *_ in registration.REGISTRATIONS} - events)
+        program = next((p for h in _our_handlers(path) if (p := missing_command(h[4]["command"]))), None)
+        if missing:
+            findings.append(Finding("fail", f"{path}: no hookgate hook for {', '.join(missing)}", fix))
+        elif program:
+            findings.append(Finding("fail", f"{path}: the hooks start {program}, which does not exist; Codex "
+                                            "counts that as a failed hook and lets every action through", fix))
+        else:
+            findings.append(Finding("ok", f"{path}: all {len(events)} events registered"))
+    return findings or [Finding("info", "not installed for Codex", reinstall("codex", "project", setup.project))]
+
+
+def check_feature(setup: Setup) -> list[Finding]:
+    if not _installs(setup):
+        return []
+    user_path = trust.user_config(setup.env)
+    layers = [user_path]
+    if trust.project_trust(_toml(user_path), setup.project) == "trusted":
+        layers.append(setup.project / ".codex" / "config.toml")
+    findings, enabled, where = [], None, None
+    for path in layers:
+        try:
+            features = tomllib.loads(path.read_text()).get("features", {}) if path.exists() else {}
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            findings.append(Finding("fail", f"{path} is not valid TOML ({exc}); Codex will not start", f"fix {path}"))
+            continue
+        for key in ("codex_hooks", "hooks"):  # the deprecated alias first: `hooks` wins
+            if isinstance(features, dict) and isinstance(features.get(key), bool):
+                enabled, where = features[key], path
+    if enabled is False:
+        findings.append(Finding("fail", f"hooks are turned off ([features] in {where}); Codex runs none of them",
+                                f"set `hooks = true` under [features] in {where}"))
+    elif not findings:
+        findings.append(Finding("ok", f"hooks enabled ({'[features] in ' + str(where) if where else 'default'})"))
+    return findings
+
+
+def check_trust(setup: Setup) -> list[Finding]:
+    user_path = trust.user_config(setup.env)
+    user = _toml(user_path)
+    states = user.get("hooks", {}).get("state", {}) if isinstance(user.get("hooks"), dict) else {}
+    findings = []
+    for where, path in _installs(setup):
+        fix = reinstall("codex", where, setup.project)
+        project = registration.project_of(path, setup.env)
+        if project is not None:
+            level = trust.project_trust(user, project)
+            if level != "trusted":
+                state = "is marked untrusted" if level == "untrusted" else "has never been trusted"
+                findings.append(Finding("fail", f"{project} {state} in {user_path}: Codex loads none of "
+                                                f"{path.parent} (hookgate's hooks included)",
+                                        registration.trust_project_command(project)))
+        problems: dict[str, list[str]] = {}
+        handlers = _our_handlers(path)
+        for event, g, h, group, handler in handlers:
+            state = states.get(trust.hook_key(path, event, g, h))
+            state = state if isinstance(state, dict) else {}
+            if state.get("enabled") is False:
+                problems.setdefault("disabled (in Codex's /hooks)", []).append(event)
+            elif state.get("trusted_hash") is None:
+                problems.setdefault("not trusted", []).append(event)
+            elif state["trusted_hash"] != trust.hook_hash(event, group, handler):
+                problems.setdefault("changed since they were trusted", []).append(event)
+        for problem, events in problems.items():
+            findings.append(Finding("fail", f"{len(events)} of hookgate's {len(handlers)} hooks in {path} are "
+                                            f"{problem}: {', '.join(events)}; Codex skips them without a word",
+                                    fix if problem != "disabled (in Codex's /hooks)" else
+                                    f"enable them in Codex's /hooks, or delete `enabled = false` from their "
+                                    f"[hooks.state] entries in {user_path}"))
+        if not problems:
+            findings.append(Finding("ok", f"all {len(handlers)} hookgate hooks in {path} are trusted"))
+    return findings
+
+
+def check_login_shell(setup: Setup) -> list[Finding]:
+    """Codex starts hooks with `$SHELL -lc`: what the login profile prints on stdout lands in front
+    of hookgate's JSON answers, and Codex then ignores them (refusals still hold: they use exit 2)."""
+    if not _installs(setup):
+        return []
+    shell = setup.env.get("SHELL") or "/bin/sh"
+    try:
+        done = subprocess.run([shell, "-lc", "true"], env=dict(setup.env), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return [Finding("fail", f"Codex starts hooks with `{shell} -lc`, which does not run ({exc})",
+                        "set SHELL to a working shell")]
+    if done.stdout.strip():
+        return [Finding("fail", f"`{shell} -lc` prints {done.stdout.strip()[:60]!r} on stdout; Codex then "
+                                "ignores hookgate's context and rewrites (refusals still hold)",
+                        "make your login profile print nothing when stdout is not a terminal "
+                        "(wrap its output in `if [ -t 1 ]; then ...; fi`)")]
+    return [Finding("ok", f"`{shell} -lc` prints nothing on stdout")]
+
+
+def _our_handlers(path: Path) -> list[tuple[str, int, int, dict[str, Any], dict[str, Any]]]:
+    try:
+        hooks = registration.read(path).get("hooks", {})
+    except ValueError:
+        return []
+    return [entry for entry in trust.command_handlers(hooks) if registration.is_ours(entry[4])]

@@ -1,0 +1,230 @@
+"""hookgate's registrations for Codex: `hooks.json` (user: `$CODEX_HOME/hooks.json`, project:
+`<dir>/.codex/hooks.json`), `[features] hooks = true` in the config.toml beside it, and the trust
+Codex needs before it runs them, recorded in the user config.toml.
+
+Install merges into what is there and is idempotent; uninstall removes exactly what install added
+(hookgate's handlers, its marked config lines, its trust entries) and keeps the trust of the
+user's own hooks valid when their positions in hooks.json shift (Codex keys trust by position).
+
+Recording trust: Codex skips every hook nobody trusted, silently. Whoever runs `hookgate install`
+is reviewing hookgate's own handlers, so install records their trust, the way Codex's `/hooks`
+review would; it never trusts anything else, and never trusts a project (that is Codex's call,
+see `notes`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from pathlib import Path
+from typing import Any, Mapping
+
+from hookgate.hookcall import GATING_EVENTS
+from hookgate.store import locked
+
+from . import trust
+from .tomlfile import TomlFile
+
+# event, matcher (None where Codex ignores it), timeout in seconds (Codex clamps SessionEnd and
+# Interrupt to 3 s)
+REGISTRATIONS: tuple[tuple[str, str | None, int], ...] = (
+    ("SessionStart", "*", 30),
+    ("UserPromptSubmit", None, 120),
+    ("PreToolUse", "*", 120),
+    ("PermissionRequest", "*", 120),
+    ("PostToolUse", "*", 120),
+    ("SubagentStart", "*", 30),
+    ("SubagentStop", "*", 120),
+    ("Stop", None, 120),
+    ("PreCompact", "*", 30),
+    ("PostCompact", "*", 30),
+    ("SessionEnd", None, 3),
+    ("Interrupt", None, 3),
+)
+
+_OURS = re.compile(r"hook codex --event [A-Za-z]+")
+
+
+def config_path(project: Path | None, env: Mapping[str, str] = os.environ) -> Path:
+    if project is not None:
+        return project / ".codex" / "hooks.json"
+    return trust.codex_home(env) / "hooks.json"
+
+
+def hook_command(command: str, event: str) -> str:
+    """The handler command. Codex has no fail-closed switch: a handler that crashes, cannot
+    start or exits with anything but 0 or 2 counts as "failed", and the action goes ahead. For the
+    gating events the command therefore turns every such exit into exit 2 with a reason. It runs
+    under `sh` because Codex starts hooks with the user's login shell, which may not be POSIX."""
+    direct = f"{command} hook codex --event {event}"
+    if event not in GATING_EVENTS:
+        return direct
+    script = (f'"$@" hook codex --event {event}; s=$?; case $s in 0|2) exit $s;; esac; '
+              f'echo "hookgate could not run (exit $s): {event} is blocked until it is repaired; '
+              f'run: hookgate doctor" >&2; exit 2')
+    return f"sh -c {shlex.quote(script)} hookgate {command}"
+
+
+def registrations(command: str) -> dict[str, list[dict[str, Any]]]:
+    hooks: dict[str, list[dict[str, Any]]] = {}
+    for event, matcher, timeout in REGISTRATIONS:
+        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
+        group["hooks"] = [{"type": "command", "command": hook_command(command, event), "timeout": timeout}]
+        hooks[event] = [group]
+    return hooks
+
+
+def install(path: Path, command: str, env: Mapping[str, str] = os.environ) -> bool:
+    document = read(path)
+    hooks = document.setdefault("hooks", {})
+    theirs_before = _their_keys(path, hooks)
+    _remove_ours(hooks)
+    for event, groups in registrations(command).items():
+        hooks.setdefault(event, []).extend(groups)
+    configs = _configs(path, env)
+    configs.feature.set(("features",), "hooks", True)
+    if (configs.feature.table(("features",)) or {}).get("codex_hooks") is False:  # the deprecated alias
+        configs.feature.set(("features",), "codex_hooks", True)
+    ours = {trust.hook_key(path, e, g, h): trust.hook_hash(e, group, handler)
+            for e, g, h, group, handler in trust.command_handlers(hooks) if is_ours(handler)}
+    configs.user.unmark(lambda key: _trust_of(path, key) and key[2] not in ours)
+    _move_trust(configs.user, theirs_before, _their_keys(path, hooks))
+    for key, digest in ours.items():
+        configs.user.set(("hooks", "state", key), "trusted_hash", digest)
+    return _save(path, document, configs)
+
+
+def uninstall(path: Path, env: Mapping[str, str] = os.environ) -> bool:
+    document = read(path)
+    hooks = document.get("hooks", {})
+    theirs_before = _their_keys(path, hooks)
+    _remove_ours(hooks)
+    if not hooks:
+        document.pop("hooks", None)
+    configs = _configs(path, env)
+    configs.feature.unmark(lambda key: key == ("features",))
+    configs.user.unmark(lambda key: _trust_of(path, key))
+    _move_trust(configs.user, theirs_before, _their_keys(path, hooks))
+    return _save(path, document, configs)
+
+
+def _save(path: Path, document: dict[str, Any], configs: "_Configs") -> bool:
+    configs.feature.text(), configs.user.text()  # refuse before writing anything
+    changed = _write_json(path, document)
+    return configs.save() or changed
+
+
+def installed_events(path: Path) -> set[str]:
+    """The events whose hookgate handler is present (for doctor)."""
+    hooks = read(path).get("hooks", {}) if path.exists() else {}
+    return {event for event, _, _, _, handler in trust.command_handlers(hooks) if is_ours(handler)}
+
+
+def notes(path: Path, env: Mapping[str, str] = os.environ) -> list[str]:
+    """What the user must still do for Codex to run the hooks at `path` (after install)."""
+    user = TomlFile(trust.user_config(env))
+    lines = [f"codex: recorded trust for hookgate's {len(installed_events(path))} hooks in {user.path} "
+             "(Codex skips hooks nobody trusted)"]
+    project = project_of(path, env)
+    if project is not None and trust.project_trust(user.data, project) != "trusted":
+        lines.append(f"codex: Codex loads {path.parent} only once you trust the project: "
+                     f"{trust_project_command(project)}")
+    return lines
+
+
+def project_of(path: Path, env: Mapping[str, str] = os.environ) -> Path | None:
+    """The project whose `.codex/hooks.json` this is; None for the user's own hooks.json."""
+    return None if path.parent == trust.codex_home(env) else path.parent.parent
+
+
+def trust_project_command(project: Path) -> str:
+    folder = shlex.quote(str(project))
+    return (f"run `codex -C {folder}` once and choose \"Trust and continue\" "
+            f"(or, without the dialog: codex exec --trust --skip-git-repo-check -C {folder} 'ok')")
+
+
+# -- hooks.json ----------------------------------------------------------------------------------
+
+def read(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        document = json.loads(path.read_text() or "{}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path} is not valid JSON ({exc}); fix or move it, nothing was changed") from None
+    if not isinstance(document, dict) or not isinstance(document.get("hooks", {}), dict):
+        raise ValueError(f"{path}: expected an object with a `hooks` object; nothing was changed")
+    return document
+
+
+def is_ours(handler: Any) -> bool:
+    command = str(handler.get("command", "")) if isinstance(handler, dict) else ""
+    return "hookgate" in command and bool(_OURS.search(command))
+
+
+def _remove_ours(hooks: dict[str, Any]) -> None:
+    """Drop hookgate's handlers, then any group or event list that only they made up."""
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if isinstance(handlers, list) and any(is_ours(h) for h in handlers):
+                remaining = [h for h in handlers if not is_ours(h)]
+                if not remaining:
+                    continue
+                group = {**group, "hooks": remaining}
+            kept.append(group)
+        if kept or not groups:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+
+
+def _their_keys(path: Path, hooks: dict[str, Any]) -> list[str]:
+    return [trust.hook_key(path, e, g, h) for e, g, h, _, handler in trust.command_handlers(hooks)
+            if not is_ours(handler)]
+
+
+def _write_json(path: Path, document: dict[str, Any]) -> bool:
+    text = json.dumps(document, indent=2) + "\n"
+    unchanged = path.read_text() == text if path.exists() else not document.get("hooks")
+    if unchanged:
+        return False
+    locked.replace(path, text.encode())
+    return True
+
+
+# -- config.toml ---------------------------------------------------------------------------------
+
+class _Configs:
+    """The config.toml beside hooks.json (the feature flag) and the user's (trust); one file
+    when hooks.json is the user's own."""
+
+    def __init__(self, feature: TomlFile, user: TomlFile) -> None:
+        self.feature, self.user = feature, user
+
+    def save(self) -> bool:
+        changed = self.feature.save()
+        return (self.user is not self.feature and self.user.save()) or changed
+
+
+def _configs(path: Path, env: Mapping[str, str]) -> _Configs:
+    feature = TomlFile(path.parent / "config.toml")
+    user_path = trust.user_config(env)
+    return _Configs(feature, feature if user_path == feature.path else TomlFile(user_path))
+
+
+def _trust_of(path: Path, key: tuple[str, ...]) -> bool:
+    return len(key) == 3 and key[:2] == ("hooks", "state") and key[2].startswith(f"{path}:")
+
+
+def _move_trust(config: TomlFile, before: list[str], after: list[str]) -> None:
+    """Carry the user's own hooks' trust to their new positions (Codex keys trust by position)."""
+    for old, new in zip(before, after):
+        if old != new:
+            config.rename_table(("hooks", "state", old), ("hooks", "state", new))

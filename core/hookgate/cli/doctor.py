@@ -1,0 +1,159 @@
+"""`hookgate doctor [--project DIR]`: does every runtime really run hookgate, and if not, what
+exactly fixes it.
+
+The checks are a table (CHECKS): a name and the function that runs it, imported only when it
+runs, so a runtime adapter keeps its own checks beside its installer. A check gets the Setup
+(project folder, environment) and returns Findings: a status, what it found and, for a problem,
+the exact command or edit that fixes it. Add a check by adding a line. A check that crashes is
+reported as a failed check; the others still run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+from typing import Callable, Iterable, Literal, Mapping
+
+Status = Literal["ok", "fail", "info"]
+
+
+@dataclass(frozen=True)
+class Setup:
+    project: Path
+    env: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Finding:
+    status: Status
+    message: str
+    fix: str = ""
+
+
+Check = Callable[[Setup], Iterable[Finding]]
+
+CHECKS: tuple[tuple[str, str], ...] = (
+    ("config", "hookgate.cli.doctor:check_config"),
+    ("claude", "hookgate.cli.doctor:check_claude"),
+    ("codex hooks", "hookgate_codex.checks:check_registration"),
+    ("codex feature", "hookgate_codex.checks:check_feature"),
+    ("codex trust", "hookgate_codex.checks:check_trust"),
+    ("codex shell", "hookgate_codex.checks:check_login_shell"),
+    ("hooks.json", "hookgate.commandhooks.lint:doctor_check"),
+    ("python policies", "hookgate.registry.lint:doctor_check"),
+)
+
+
+def main(args: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="hookgate doctor", description="check hookgate's installation")
+    parser.add_argument("--project", type=Path, default=None, help="project directory (default: found from cwd)")
+    ns = parser.parse_args(args[1:])
+    from hookgate.store.project import Project
+
+    root = ns.project.resolve() if ns.project else Project.find(None).root
+    findings = run(Setup(project=root, env=os.environ))
+    print(f"hookgate doctor: {root}")
+    print(report(findings))
+    failed = sum(1 for _, f in findings if f.status == "fail")
+    print(f"\n{failed} problem(s) found" if failed else "\nno problems found")
+    return 1 if failed else 0
+
+
+def run(setup: Setup, checks: Iterable[tuple[str, str]] = CHECKS) -> list[tuple[str, Finding]]:
+    results: list[tuple[str, Finding]] = []
+    for name, target in checks:
+        try:
+            module, function = target.split(":")
+            results += [(name, finding) for finding in getattr(import_module(module), function)(setup)]
+        except Exception as exc:  # one broken check must not hide the others' findings
+            results.append((name, Finding("fail", f"the check itself failed: {type(exc).__name__}: {exc}")))
+    return results
+
+
+def report(findings: list[tuple[str, Finding]]) -> str:
+    width = max((len(name) for name, _ in findings), default=0)
+    lines = []
+    for name, finding in findings:
+        lines.append(f"  {finding.status.upper() if finding.status == 'fail' else finding.status:<4}  "
+                     f"{name:<{width}}  {finding.message}")
+        if finding.fix:
+            label = "fix" if finding.status == "fail" else "run"
+            lines.append(f"  {'':<4}  {'':<{width}}  {label}: {finding.fix}")
+    return "\n".join(lines)
+
+
+def reinstall(runtime: str, where: str, project: Path) -> str:
+    return f"hookgate install {runtime} " + ("--user" if where == "user" else f"--project {shlex.quote(str(project))}")
+
+
+def missing_command(command: str) -> str | None:
+    """The program a registered hook command starts, when it no longer exists (a moved venv)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if words[:2] == ["sh", "-c"] and len(words) > 4:  # hookgate's fail-closed wrapper: sh -c SCRIPT hookgate CMD...
+        words = words[4:]
+    program = words[0] if words else ""
+    return program if program.startswith("/") and not os.access(program, os.X_OK) else None
+
+
+# -- checks of the core and of Claude Code -------------------------------------------------------
+
+def check_config(setup: Setup) -> list[Finding]:
+    from hookgate.config.load import load_config
+    from hookgate.errors import ConfigError
+    from hookgate.policy import build_engine
+    from hookgate.store.project import Project
+
+    project = Project(setup.project)
+    try:
+        config = load_config(project.config_path)
+        engine = build_engine(config, project)
+    except ConfigError as exc:
+        return [Finding("fail", f"{exc} (hooks then run the preset's gates and refuse what fails closed)",
+                        f"edit {project.config_path}")]
+    where = project.config_path if project.config_path.exists() else "no .hookgate/config.toml"
+    count = len(engine.gates)
+    return [Finding("ok", f"{where}: preset {config.preset}, {count} gate{'' if count == 1 else 's'}")]
+
+
+def check_claude(setup: Setup) -> list[Finding]:
+    from hookgate_claude.settings import REGISTRATIONS, config_path, installed_events
+
+    findings = []
+    for where, path in (("project", config_path(setup.project)), ("user", config_path(None))):
+        try:
+            events = installed_events(path)
+        except ValueError as exc:
+            findings.append(Finding("fail", str(exc), f"fix or move {path}"))
+            continue
+        if not events:
+            continue
+        missing = sorted({event for event, *_ in REGISTRATIONS} - events)
+        broken = _claude_missing_commands(path)
+        if missing or broken:
+            problem = f"missing events {', '.join(missing)}" if missing else f"{broken} does not exist"
+            findings.append(Finding("fail", f"{path}: {problem}", reinstall("claude", where, setup.project)))
+        else:
+            findings.append(Finding("ok", f"{path}: all {len(events)} events registered"))
+    return findings or [Finding("info", "not installed for Claude Code",
+                                reinstall("claude", "project", setup.project))]
+
+
+def _claude_missing_commands(path: Path) -> str | None:
+    import json
+
+    hooks = json.loads(path.read_text()).get("hooks", {})
+    for groups in hooks.values():
+        for group in groups if isinstance(groups, list) else []:
+            for handler in group.get("hooks", []) if isinstance(group, dict) else []:
+                command = str(handler.get("command", "")) if isinstance(handler, dict) else ""
+                if "hook claude" in command and (program := missing_command(command)):
+                    return program
+    return None
+

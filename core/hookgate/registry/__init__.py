@@ -1,0 +1,90 @@
+"""Registered Python hooks (seed 003), as gates of the one engine.
+
+A policy file (`.hookgate/policies/*.py`, or a module named in `[policies] modules`) registers
+hooks when it runs:
+
+    from hookgate import register_hook, block
+
+    register_hook("no-publish", "pre_tool_use", {"tool": "Bash", "command_pattern": r"npm publish"},
+                  {"priority": 50}, lambda event: block("publishing is done by CI"))
+
+One gate per event name that has hooks and fires somewhere (`python_hooks.pre_tool_use`, ...)
+runs that event's chain (chain.py). Gating names fail closed and may block; the others fail open
+and only observe or add context. These gates run before every other gate (priority 0), so a
+rewritten tool input is what the other gates judge. A policy that does not load blocks every
+gating event until it is fixed (`python_hooks.load_error`): its rules are unknown, so nothing
+they might forbid is let through.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..config.schema import Config
+from ..engine.context import Context
+from ..engine.gate import Gate, Observer
+from ..model.verdicts import Block
+from .chain import RegisteredHooks
+from .events import EVENT_MAP, GATING, MODIFIES_TOOL_INPUT, NEVER_FIRES
+from .hooks import Hook, HookError, HookMatcher, HookOptions, Registry, hook_count, register_hook, unregister_hook
+from .load import POLICY_DIR, load
+from .results import HookDenied, block, hook_denied, modify, retry, skip, verdict_json
+
+if TYPE_CHECKING:
+    from ..store.project import Project
+
+__all__ = [
+    "EVENT_MAP", "GATING", "NEVER_FIRES", "Hook", "HookDenied", "HookError", "HookMatcher", "HookOptions",
+    "block", "hook_count", "hook_denied", "modify", "register_hook", "retry", "skip", "unregister_hook",
+    "verdict_json",
+]
+
+PRIORITY = 0  # before every other gate: see the module doc
+LOAD_ERROR_GATE = "python_hooks.load_error"
+
+
+def gates(config: Config, project: "Project | None") -> tuple[Gate, ...]:
+    registry, errors = loaded(config, project)
+    by_name: dict[str, list[Hook]] = {}
+    for hook in registry.hooks():
+        by_name.setdefault(hook.event, []).append(hook)
+    found = [chain_gate(name, hooks) for name, hooks in by_name.items() if EVENT_MAP[name]]
+    if errors:
+        found.append(load_error_gate(errors))
+    return tuple(found)
+
+
+def observers(config: Config, project: "Project | None") -> tuple[Observer, ...]:
+    return ()
+
+
+def loaded(config: Config, project: "Project | None") -> tuple[Registry, list[str]]:
+    return load(project.dir / POLICY_DIR if project else None, config.policies.modules)
+
+
+def chain_gate(name: str, hooks: list[Hook]) -> Gate:
+    events = EVENT_MAP[name]
+    gating = name in GATING
+    needs = [f"{'block' if gating else 'fires'}:{event}" for event in events]
+    if name in MODIFIES_TOOL_INPUT:
+        needs += [f"modify:{event}" for event in events]
+    return Gate(
+        id=f"python_hooks.{name}", events=events, check=RegisteredHooks(name, hooks), priority=PRIORITY,
+        # each handler has its own deadline; this one only bounds the chain as a whole
+        timeout=sum(h.options.timeout_ms for h in hooks) / 1000 + 1.0,
+        may_block=gating, fail_mode="closed" if gating else "open", needs=tuple(needs),
+        description=f"registered hooks on {name}: {', '.join(h.id for h in hooks)}",
+    )
+
+
+def load_error_gate(errors: list[str]) -> Gate:
+    reason = ("hookgate: a Python policy failed to load, so every gating event is blocked until it is fixed: "
+              + "; ".join(errors))
+
+    def refuse(event: object, ctx: Context) -> Block:
+        ctx.warn(reason)
+        return Block(reason=reason)
+
+    events = tuple(dict.fromkeys(e for name in sorted(GATING) for e in EVENT_MAP[name]))
+    return Gate(id=LOAD_ERROR_GATE, events=events, check=refuse, priority=PRIORITY, may_block=True,
+                fail_mode="closed", description="fails closed while a Python policy does not load")

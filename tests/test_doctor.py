@@ -1,0 +1,174 @@
+import json
+import os
+import subprocess
+
+import pytest
+
+from support import HOOKGATE
+from hookgate.cli.doctor import Finding, Setup, report, run
+from hookgate_codex import registration
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    """A throwaway home for every runtime, in the checks' environment and in this process's."""
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home / ".codex"),
+           "CLAUDE_CONFIG_DIR": str(home / ".claude"), "SHELL": "/bin/sh"}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return env
+
+
+@pytest.fixture
+def project(tmp_path):
+    work = tmp_path / "work"
+    (work / ".hookgate").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    return work
+
+
+def doctor(project, env):
+    return subprocess.run([HOOKGATE, "doctor", "--project", str(project)], capture_output=True, text=True, env=env,
+                          cwd=project)
+
+
+def hookgate(*args, project, env):
+    return subprocess.run([HOOKGATE, *args], capture_output=True, text=True, env=env, cwd=project, check=True)
+
+
+def findings(project, env):
+    return [(name, f.status, f.message, f.fix) for name, f in run(Setup(project=project, env=env))]
+
+
+def failures(project, env):
+    return [(name, message, fix) for name, status, message, fix in findings(project, env) if status == "fail"]
+
+
+def trust_project(env, project):
+    with open(os.path.join(env["CODEX_HOME"], "config.toml"), "a") as config:
+        config.write(f'\n[projects."{project}"]\ntrust_level = "trusted"\n')
+
+
+def test_a_fresh_project_is_healthy_and_says_how_to_install(project, env):
+    done = doctor(project, env)
+    assert done.returncode == 0, done.stdout
+    assert "no problems found" in done.stdout
+    assert f"run: hookgate install claude --project {project}" in done.stdout
+    assert f"run: hookgate install codex --project {project}" in done.stdout
+
+
+def test_an_untrusted_codex_project_is_found_with_the_command_that_trusts_it(project, env):
+    hookgate("install", "codex", "--project", str(project), project=project, env=env)
+    ((name, message, fix),) = failures(project, env)
+    assert name == "codex trust" and "has never been trusted" in message and str(project / ".codex") in message
+    assert f"codex exec --trust --skip-git-repo-check -C {project} 'ok'" in fix
+    trust_project(env, project)
+    assert failures(project, env) == []
+    done = doctor(project, env)
+    assert done.returncode == 0 and "all 12 hookgate hooks in" in done.stdout
+
+
+def test_an_explicitly_untrusted_project_is_named_so(project, env):
+    hookgate("install", "codex", "--project", str(project), project=project, env=env)
+    with open(os.path.join(env["CODEX_HOME"], "config.toml"), "a") as config:
+        config.write(f'\n[projects."{project}"]\ntrust_level = "untrusted"\n')
+    ((_, message, _),) = failures(project, env)
+    assert "is marked untrusted" in message
+
+
+def test_a_hook_edited_after_install_is_untrusted_again_and_reinstall_fixes_it(project, env):
+    hookgate("install", "codex", "--user", project=project, env=env)
+    hooks_path = registration.config_path(None, env)
+    data = json.loads(hooks_path.read_text())
+    data["hooks"]["Stop"][0]["hooks"][0]["timeout"] = 99  # any edit needs trust again
+    hooks_path.write_text(json.dumps(data))
+    ((name, message, fix),) = failures(project, env)
+    assert name == "codex trust" and "1 of hookgate's 12 hooks" in message and "changed since they were trusted: Stop" in message
+    assert fix == "hookgate install codex --user"
+    hookgate(*fix.split()[1:], project=project, env=env)
+    assert failures(project, env) == []
+
+
+def test_untrusted_and_disabled_hooks(project, env):
+    hookgate("install", "codex", "--user", project=project, env=env)
+    config = registration.trust.user_config(env)
+    text = config.read_text()
+    key = registration.trust.hook_key(registration.config_path(None, env), "PreToolUse", 0, 0)
+    start = text.index(f'[hooks.state."{key}"]')
+    end = text.index("\n[", start + 1)
+    config.write_text(text[:start] + f'[hooks.state."{key}"]\nenabled = false\n' + text[end:])
+    problems = failures(project, env)
+    assert [m for _, m, _ in problems] == [f"1 of hookgate's 12 hooks in {registration.config_path(None, env)} are "
+                                          "disabled (in Codex's /hooks): PreToolUse; Codex skips them without a word"]
+    assert "delete `enabled = false`" in problems[0][2]
+    config.write_text(text[:start] + text[end:])
+    ((_, message, fix),) = failures(project, env)
+    assert "are not trusted: PreToolUse" in message and fix == "hookgate install codex --user"
+
+
+def test_hooks_turned_off_are_found_with_the_exact_edit(project, env):
+    hookgate("install", "codex", "--user", project=project, env=env)
+    config = registration.trust.user_config(env)
+    config.write_text(config.read_text().replace("hooks = true  # hookgate", "hooks = false"))
+    ((name, message, fix),) = failures(project, env)
+    assert name == "codex feature" and "hooks are turned off" in message
+    assert fix == f"set `hooks = true` under [features] in {config}"
+
+
+def test_a_moved_hookgate_is_found(project, env, tmp_path):
+    gone = tmp_path / "old-venv" / "bin" / "hookgate"
+    registration.install(registration.config_path(project, env), str(gone), env)
+    trust_project(env, project)
+    ((name, message, fix),) = failures(project, env)
+    assert name == "codex hooks" and f"start {gone}, which does not exist" in message
+    assert fix == f"hookgate install codex --project {project}"
+
+
+def test_a_login_shell_that_prints_is_found(project, env, tmp_path):
+    hookgate("install", "codex", "--user", project=project, env=env)
+    noisy = tmp_path / "noisy-shell"
+    noisy.write_text('#!/bin/sh\necho "Welcome back!"\nexec /bin/sh "$@"\n')
+    noisy.chmod(0o755)
+    ((name, message, fix),) = failures(project, {**env, "SHELL": str(noisy)})
+    assert name == "codex shell" and "'Welcome back!'" in message and "[ -t 1 ]" in fix
+
+
+def test_claude_registrations(project, env):
+    hookgate("install", "claude", "--project", str(project), project=project, env=env)
+    assert ("claude", "ok") in [(n, s) for n, s, _, _ in findings(project, env)]
+    settings = project / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    del data["hooks"]["PreToolUse"]
+    settings.write_text(json.dumps(data))
+    ((name, message, fix),) = failures(project, env)
+    assert name == "claude" and "missing events PreToolUse" in message
+    assert fix == f"hookgate install claude --project {project}"
+
+
+def test_an_invalid_config_is_named(project, env):
+    (project / ".hookgate" / "config.toml").write_text("[gates.check_file_permissions]\nfail_mod = 'open'\n")
+    ((name, message, fix),) = failures(project, env)
+    assert name == "config" and "unknown field `fail_mod` - at `$.gates.check_file_permissions`" in message
+    assert fix == f"edit {project / '.hookgate' / 'config.toml'}"
+    assert doctor(project, env).returncode == 1
+
+
+def test_a_check_that_crashes_is_reported_and_the_others_still_run(project, env):
+    def boom(setup):
+        raise RuntimeError("no disk")
+
+    import sys
+    module = type(sys)("doctor_test_checks")
+    module.boom = boom
+    module.fine = lambda setup: [Finding("ok", "fine")]
+    sys.modules["doctor_test_checks"] = module
+    try:
+        results = run(Setup(project, env), (("boom", "doctor_test_checks:boom"), ("fine", "doctor_test_checks:fine")))
+    finally:
+        del sys.modules["doctor_test_checks"]
+    assert [(n, f.status) for n, f in results] == [("boom", "fail"), ("fine", "ok")]
+    assert "the check itself failed: RuntimeError: no disk" in results[0][1].message
+    text = report(results)
+    assert "FAIL  boom" in text and "ok    fine" in text

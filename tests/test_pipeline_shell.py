@@ -1,0 +1,228 @@
+"""check_shell_writes: a Bash command that writes a forbidden path is blocked like a Write, and a
+read-only command is never blocked. Two corpora through the Claude stdin protocol: every write
+must be caught, every read allowed."""
+
+import os
+
+import pytest
+
+from hookgate.pipeline.shell import ShellSyntaxError, shell_writes
+from pipeline_support import Pipeline
+
+# Ways of writing a file from a shell; {t} is the target.
+WRITE_FORMS = [
+    "echo x > {t}", "echo x >> {t}", "echo x >| {t}", "printf 'a' 1> {t}", "godot --check 2> {t}",
+    "make &> {t}", "make &>> {t}", "make >& {t}", "cat <> {t}", "echo x>{t}", "echo x >{t}",
+    "cat > {t} <<'EOF'\nbody with > and $x\nEOF", "cat <<EOF > {t}\n$HOME\nEOF", "cat <<-EOF >> {t}\n\tline\n\tEOF",
+    "tee {t} < /dev/null", "echo x | tee -a {t}", "echo x | sudo tee {t} > /dev/null", "tee -- {t}",
+    "sed -i 's/a/b/' {t}", "sed -i.bak -e 's/a/b/' {t}", "sed --in-place 's/a/b/' {t}", "sed -Ei 's/a/b/' {t}",
+    "sed -e 's/a/b/' -i {t}", "perl -pi -e 's/a/b/' {t}", "perl -i.orig -pe 's/a/b/' {t}",
+    "cp /tmp/src.txt {t}", "cp -f /tmp/src.txt {t}", "mv /tmp/src.txt {t}", "install -m 644 /tmp/src.txt {t}",
+    "ln -sf /tmp/src.txt {t}", "rm {t}", "rm -f {t}", "touch {t}", "touch -d yesterday {t}", "truncate -s 0 {t}",
+    "shred -u {t}", "unlink {t}", "dd if=/dev/zero of={t} bs=1 count=1", "mv {t} /tmp/elsewhere",
+    "sort -o {t} /tmp/in.txt", "curl -s -o {t} http://127.0.0.1:9/x", "wget -O {t} http://127.0.0.1:9/x",
+    "python3 -c \"open('{t}', 'w').write('x')\"", "python -c 'open(\"{t}\", mode=\"a\")'",
+    "python3 -c 'import pathlib; pathlib.Path(\"{t}\").write_text(\"x\")'",
+    "python3 - <<'EOF'\nwith open('{t}', 'a') as f:\n    f.write('x')\nEOF", "python3 <<EOF\nimport os\nos.remove('{t}')\nEOF",
+    "python3 -c \"import shutil; shutil.copy('/tmp/a', '{t}')\"",
+    "bash -c 'echo x > {t}'", "sh -c \"touch {t}\"", "bash -lc 'rm -f {t}'", "eval 'echo x > {t}'",
+    "bash <<'EOF'\ntouch {t}\nEOF", "true && echo x > {t}", "false || touch {t}", "ls; rm {t}", "ls | tee {t}",
+    "(echo x > {t})", "{{ echo x; }} > {t}", "echo $(touch {t})", "echo `touch {t}`", "x=$(rm -f {t})",
+    "FOO=1 touch {t}", "env A=1 touch {t}", "nohup touch {t}", "timeout 5 touch {t}", "sudo -u root touch {t}",
+    "nice -n 5 touch {t}", "command touch {t}", "/usr/bin/touch {t}", "if true; then touch {t}; fi",
+    "for i in 1 2; do touch {t}; done", "while false; do :; done; touch {t}", "echo x > ./{t}", "echo x > src/../{t}",
+    'echo x > "{t}"', "echo x > '{t}'", "echo \\\n x > {t}",
+    "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: {t}\n+x\n*** End Patch\nEOF",
+]
+
+# (role, subagent type or None for the lead, target) whose writes the rules forbid
+FORBIDDEN_TARGETS = [
+    ("build", None, "e2e/test_play.gd"),      # build: no e2e/ ...
+    ("build", None, "src/player.gd"),         # ... and no game code
+    ("build", "worker", "MEMORY.md"),         # subagents: no project memory ...
+    ("build", "worker", ".hookgate/metrics.jsonl"),  # ... no pipeline state
+    ("verify", None, "notes.txt"),            # verify is read-only
+]
+
+# writes that need a folder (cd), a tree (rm -r) or a particular spelling
+SPECIAL_WRITES = [
+    ("build", None, "cd e2e && touch t.gd"),
+    ("build", None, "cd src; echo x > a.gd"),
+    ("build", None, "pushd e2e && echo x > t.txt"),
+    ("build", None, "cd /tmp && cd {root}/e2e && touch t"),
+    ("build", None, "rm -rf e2e"),
+    ("build", None, "rm -r src"),                      # src/ holds game code
+    ("build", None, "rm -rf ."),
+    ("build", None, "find e2e -name '*.tmp' -delete"),
+    ("build", None, "find src -name '*.orig' -exec rm {} \\;"),
+    ("build", None, "mv e2e /tmp/old_e2e"),
+    ("build", None, "python3 -c \"import shutil; shutil.rmtree('e2e')\""),
+    ("build", None, "cp -r /tmp/tests e2e/"),
+    ("build", None, "cp /tmp/a.gd /tmp/b.gd src/"),
+    ("build", None, "cp -t src /tmp/a.gd"),
+    ("build", None, "echo x > {root}/e2e/abs.gd"),
+    ("build", None, "echo x > E2E/t.gd"),
+    ("build", None, "ln -s /tmp/x.gd"),                # a link named x.gd in the current folder
+    ("build", "worker", "echo note >> memory/notes.md"),
+    ("build", "worker", "sed -i 's/a/b/' PLAN.md"),
+    ("build", "worker", "cp /tmp/p project.godot"),
+    ("build", "worker", "cd .hookgate && echo decomposer > current_role"),
+    ("build", "general-purpose", "rm -rf memory"),
+    ("build", "worker", "echo x > .claude/worktrees/agent-1/MEMORY.md"),
+    ("build", None, "apply_patch '*** Begin Patch\n*** Update File: src/player.gd\n@@\n-a\n+b\n*** End Patch'"),
+    ("verify", None, "mkdir out"),
+    ("verify", None, "godot --headless > /tmp/run.log"),   # verify writes nowhere but its report
+    ("evaluate", None, "echo x > src/player.gd"),
+    ("gdd", None, "echo x > assets/hero.png"),
+    ("build", "worker", "hookgate role clear"),               # a subagent may not lift the rules ...
+    ("build", "worker", "hookgate role set scaffold"),
+    ("build", "worker", "cd src && hookgate --project .. role set scaffold"),
+    ("build", "worker", "hookgate stage complete build"),     # ... nor record a stage
+    ("verify", None, "hookgate role set scaffold --project {root}/sub"),
+]
+
+# appends to the stage log skip validation: refused with or without a role
+STAGE_WRITES = [
+    "echo '{\"role\": \"build\", \"ts\": \"2026-01-01T00:00:00Z\"}' >> .hookgate/stage.jsonl",
+    "printf '%s\\n' '{\"role\":\"gdd\",\"ts\":\"t\"}' | tee -a .hookgate/stage.jsonl",
+    "cat >> .hookgate/stage.jsonl <<'EOF'\n{\"role\": \"verify\", \"ts\": \"t\"}\nEOF",
+    "python3 -c \"open('.hookgate/stage.jsonl', 'a').write('x')\"",
+    "cd .hookgate && echo x >> stage.jsonl",
+    "sed -i '$d' .hookgate/stage.jsonl",
+    "rm .hookgate/stage.jsonl",
+    "rm -rf .hookgate",
+    "mv /tmp/forged.jsonl .hookgate/stage.jsonl",
+    "cp /tmp/stage.jsonl .hookgate/",
+    "ln -sf /tmp/forged.jsonl .hookgate/stage.jsonl",
+]
+
+# read-only commands: never blocked, even under verify (whose rules forbid every write but three)
+READS = [
+    "echo x >&2", "echo x 1>&2", "echo x 2>&1", "echo x >&-", "ls > /dev/null", "ls 2>/dev/null", "ls &>/dev/null",
+    "ls 1>/dev/null 2>&1", "cat PLAN.md", "cat < PLAN.md", "cat 0<PLAN.md", "wc -l < PLAN.md", "head -n 5 PLAN.md",
+    "tail -n 20 PLAN.md", "ls -la", "ls e2e/", "find . -name '*.gd'", "find . -type f -newer PLAN.md",
+    "find e2e -name '*.gd' -print", "git status", "git diff", "git log --oneline | head", "git diff > /dev/null",
+    "grep -r 'x > y' .", "grep -n '>' src/player.gd", "grep -c '>>' PLAN.md", "grep 'rm -rf' notes.md",
+    "echo 'a > b'", 'echo "a >> b.txt"', "echo a\\>b", "printf '%s\\n' '>'", "echo '$(touch x)'",
+    "echo \"tee -a x\"", "awk '{print $1}' PLAN.md", "sed -n '1,5p' PLAN.md", "sed 's/a/b/' PLAN.md",
+    "sed -e 's/x/y/' PLAN.md | head", "sed --quiet 1p PLAN.md", "perl -ne 'print' PLAN.md", "perl -e 'print 1'",
+    "python3 -c \"print(open('PLAN.md').read())\"", "python3 -c \"open('PLAN.md', 'r')\"", "python3 --version",
+    "python3 -c 'import sys; print(sys.argv)' > /dev/null", "cat PLAN.md | tee /dev/stderr", "tee < PLAN.md",
+    "diff <(cat a) <(cat b)", "cmp a b", "cat <<EOF\nhello > world\nEOF", "cat <<'EOF' | grep x\nrm -rf /\nEOF",
+    "cat <<< 'a > b'", "# rm -rf e2e", "echo done # > e2e/x", "test -f e2e/a.gd", "[ -d e2e ] && echo yes",
+    "godot --headless --check-only 2>&1 | tail -20", "stat src/player.gd", "file assets/hero.png", "du -sh .",
+    "echo $HOME", "env", "pwd", "which godot", "rm --help", "cp --help", "touch --version", "sed --version",
+    "cat file | sort | uniq -c", "sort PLAN.md", "sort -r PLAN.md | head -3", "jq . .hookgate/evaluation.json",
+    "cat .hookgate/stage.jsonl", "tail -1 .hookgate/stage.jsonl", "grep verify .hookgate/stage.jsonl",
+    "cp .hookgate/stage.jsonl /dev/stdout", "echo hi | cat > /dev/null", "exec 3>&1", "read -r line < PLAN.md",
+    "while read l; do echo \"$l\"; done < PLAN.md", "time ls", "nice -n 5 ls", "timeout 5 cat PLAN.md", "sudo ls",
+    "bash -c 'ls -la'", "sh -c \"cat PLAN.md\"", "eval 'echo hi'", "echo $(cat PLAN.md)", "echo `date`",
+    "x=$((1+2)); echo $x", "node -e 'console.log(1)'", "echo '*** Update File: e2e/x.gd'", "grep -r apply_patch .",
+    "for f in *.gd; do echo $f; done", "if [ -f PLAN.md ]; then cat PLAN.md; fi", "case $x in a) echo a;; esac",
+    "ls | xargs echo", "git show HEAD:PLAN.md | head", "curl -s http://127.0.0.1:9/health", "wget -q -O - http://127.0.0.1:9/",
+    "dd if=PLAN.md bs=1 count=4", "find . -maxdepth 1", "ls -R e2e | wc -l", "tail -f /dev/null & sleep 0; kill %1",
+    "echo x | tee", "hookgate stage complete verify", "hookgate role show",
+]
+
+
+@pytest.fixture
+def project(tmp_path):
+    pipe = Pipeline(tmp_path)
+    for name in ("src/player.gd", "e2e/test_play.gd", "PLAN.md", "memory/notes.md"):
+        pipe.write(name)
+    pipe.completed("scaffold")
+    return pipe
+
+
+def blocked(pipe: Pipeline, role, agent, command):
+    pipe.role(role)
+    answer = pipe.bash(command.replace("{root}", str(pipe.root)), ("a1", agent) if agent else None)
+    return answer
+
+
+def write_corpus():
+    cases = [(role, agent, form.format(t=target)) for role, agent, target in FORBIDDEN_TARGETS for form in WRITE_FORMS]
+    cases += SPECIAL_WRITES
+    cases += [(role, None, command) for command in STAGE_WRITES for role in (None, "verify")]
+    return cases
+
+
+def test_corpus_sizes():
+    assert len(write_corpus()) >= 400 and len(READS) >= 100
+
+
+def test_every_write_of_the_corpus_is_caught(project):
+    missed = [(role, agent, command) for role, agent, command in write_corpus()
+              if not blocked(project, role, agent, command).blocked]
+    assert missed == []
+
+
+def test_every_read_of_the_corpus_is_allowed(project):
+    false_positives = [(command, answer.reason) for command in READS
+                       for answer in [blocked(project, "verify", None, command)] if answer.blocked]
+    assert false_positives == []
+
+
+@pytest.mark.parametrize("command", ["echo x > notes.txt", "touch build/out.log", "rm -rf build/", "cp a.txt b.txt",
+                                     "sed -i 's/a/b/' PLAN.md", "mkdir -p docs && echo x > docs/a.md"])
+def test_allowed_writes_stay_allowed(project, command):
+    assert not blocked(project, "build", None, command).blocked
+
+
+def test_reasons_are_the_write_rules_reasons(project):
+    answer = blocked(project, "build", None, "echo x > src/enemy.gd")
+    assert answer.reason == ("Build role cannot write game code directly (enemy.gd). Dispatch a Worker subagent. "
+                             "(via `echo x > src/enemy.gd`)")
+    stage = blocked(project, None, None, "echo x >> .hookgate/stage.jsonl")
+    assert "`hookgate stage complete ROLE`" in stage.reason
+
+
+def test_no_role_means_only_the_stage_log_is_guarded(project):
+    assert not blocked(project, None, None, "rm -rf e2e src MEMORY.md").blocked
+    assert blocked(project, None, None, "rm .hookgate/stage.jsonl").blocked
+
+
+def test_shell_writes_are_recorded(project):
+    blocked(project, "build", None, "echo x > notes.txt; cp notes.txt n2.txt")
+    writes = project.metrics("file_write")
+    assert [(w["file"], w["via"]) for w in writes] == [("notes.txt", "Bash"), ("n2.txt", "Bash"), ("notes.txt", "Bash")]
+
+
+def test_targets_known_only_at_run_time_are_recorded_as_unknown(project):
+    answer = blocked(project, "build", None, 'out=e2e/x.gd; echo x > "$out"; cd "$DIR" && touch a')
+    assert not answer.blocked
+    unknown = project.metrics("shell_write_unknown")
+    assert [u["target"] for u in unknown] == ["$out", "a"]
+
+
+def test_a_command_the_shell_would_refuse_writes_nothing(project):
+    assert not blocked(project, "build", None, "echo 'unclosed > e2e/x.gd").blocked
+    with pytest.raises(ShellSyntaxError):
+        shell_writes("echo \"$(rm x", "/p")
+
+
+@pytest.mark.parametrize("command, paths", [
+    ("echo x > a", ["/p/a"]),
+    ("echo x 2>&1 > a", ["/p/a"]),
+    ("(cd sub && touch a); touch b", ["/p/sub/a", "/p/b"]),
+    ("cd sub; cd ..; touch c", ["/p/c"]),
+    ("cp a b c dir", ["/p/dir", "/p/dir/a", "/p/dir/b", "/p/dir/c"]),
+    ("mv a b", ["/p/b", "/p/b/a", "/p/a"]),
+    ("sed -n -e p -i x y", ["/p/x", "/p/y"]),
+    ("sed -i~ s/a/b/ x", ["/p/x"]),
+    ("perl -p -i -e s/a/b/ x", ["/p/x"]),
+    ("echo ~/x > ~/y", [os.path.expanduser("~/y")]),
+    ("bash -c 'sh -c \"touch deep\"'", ["/p/deep"]),
+    ("python3 -c \"import os; os.rename('a', 'b')\"", ["/p/a", "/p/b"]),
+    ("cat a <<'X' > out\n> not a redirect\nX\ntouch after", ["/p/out", "/p/after"]),
+])
+def test_the_lexer_finds_each_target(command, paths):
+    writes, _ = shell_writes(command, "/p")
+    assert [w.path for w in writes] == paths
+
+
+def test_the_lead_may_run_hookgate_s_own_commands(project):
+    assert not blocked(project, "build", None, "hookgate stage complete build").blocked   # validated by the CLI
+    assert not blocked(project, "build", None, "hookgate role set verify").blocked
+    assert not blocked(project, "verify", None, "hookgate role clear").blocked          # verify may write current_role
+    assert not blocked(project, "build", "worker", "hookgate role show").blocked
