@@ -113,3 +113,42 @@ def test_the_watch_roots_follow_missing_directories(tmp_path: Path):
     assert not targets.matters(tmp_path / ".hookgate" / "policies" / "x.txt")
     assert not targets.matters(tmp_path / ".hookgate" / "metrics.jsonl")
     assert targets.matters(home / ".hookgate")  # appearing: the roots change
+
+
+BLOCK_PUBLISH = '''from hookgate import block, register_hook
+register_hook("no-publish", "pre_tool_use", {"tool": "Bash", "command_pattern": r"npm publish"}, None,
+              lambda event: block("CI publishes releases"))
+'''
+
+
+def publish(root: Path) -> dict:
+    return {"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": str(root), "runtime": "opencode",
+            "tool_name": "Bash", "tool_input": {"command": "npm publish"}}
+
+
+def test_a_python_policy_applies_on_save_and_a_broken_one_keeps_the_last_good(core: Core, root: Path):
+    policies = root / ".hookgate" / "policies"
+    policies.mkdir()
+    core.notification("policy/reloaded")
+    (policies / "release.py").write_text(BLOCK_PUBLISH)
+    assert core.notification("policy/reloaded")["ok"]
+    assert core.evaluate(publish(root))["reason"] == "CI publishes releases"
+    (policies / "release.py").write_text(BLOCK_PUBLISH + "this is not python\n")
+    failed = core.notification("policy/reloaded")
+    assert not failed["ok"] and "release.py" in failed["error"]
+    verdict = core.evaluate(publish(root))
+    assert verdict["reason"] == "CI publishes releases"  # the last good rules, not a blanket block
+    assert "reload failed, keeping the last good policy" in verdict["message"]
+    assert core.evaluate(pre_write(root, "notes.txt"))["kind"] == "allow"  # nothing else is blocked
+
+
+def test_an_unreadable_hooks_json_keeps_the_command_hooks_in_force(core: Core, root: Path):
+    hooks = root / ".hookgate" / "hooks.json"
+    hooks.write_text('{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", '
+                     '"command": "echo no shell today >&2; exit 2"}]}]}}')
+    assert core.notification("policy/reloaded")["ok"]
+    assert "no shell today" in core.evaluate(publish(root))["reason"]
+    hooks.write_text('{"hooks": {"PreToolUse": [')
+    assert not core.notification("policy/reloaded")["ok"]
+    verdict = core.evaluate(publish(root))
+    assert "no shell today" in verdict["reason"] and "reload failed" in verdict["message"]

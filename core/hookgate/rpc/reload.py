@@ -23,6 +23,24 @@ STEP_MS = 30
 DEBOUNCE_MS = 500
 
 
+def defects(policy: Policy) -> str | None:
+    """Why a freshly loaded policy is not a good one: its config is invalid, a Python policy does
+    not load (its gate sources then stand in a blocker), or hooks.json has entries that cannot run
+    (they are left out). Either way, rules the user wrote would silently change."""
+    if policy.error:
+        return policy.error
+    from ..commandhooks.gate import ProblemNotice
+    from ..registry import LOAD_ERROR_GATE, loaded
+
+    found: list[str] = []
+    for gate in policy.engine.gates:
+        if gate.id == LOAD_ERROR_GATE:
+            found += loaded(policy.config, policy.project)[1]
+        elif isinstance(gate.check, ProblemNotice):
+            found.append(gate.check.text.removeprefix("hookgate: "))
+    return "; ".join(found) or None
+
+
 class PolicyHolder:
     """The policy in force. Decisions read `policy` from any thread; reloads replace it whole."""
 
@@ -33,23 +51,26 @@ class PolicyHolder:
         self._notice: str | None = None
         self.policy = load()
         self.generation = 1
-        if self.policy.error:
-            log(f"{self.policy.error}; the preset's gates and fail modes stand in until it is fixed")
+        error = defects(self.policy)
+        self._good = error is None
+        if error:
+            log(f"{error}; the policy stands as loaded (there is no earlier one to keep) until it is fixed")
 
     def reload(self) -> str | None:
         """Rebuild the policy; on failure keep the one in force. Returns the error, if any."""
         try:
             policy = self._load()
-            error = policy.error
+            error = defects(policy)
         except Exception as exc:  # a broken policy file may raise anything; the core must not go down
             error = f"{type(exc).__name__}: {exc}"
         with self._lock:
             if error:
-                kept = "the last good policy" if not self.policy.error else "the preset's gates"
+                kept = "the last good policy" if self._good else "the policy in force"
                 self._notice = f"hookgate: reload failed, keeping {kept}: {error}"
                 self._log(self._notice)
                 return error
             self.policy = policy
+            self._good = True
             self.generation += 1
             self._notice = None  # fixed before anyone saw it
         self._log(f"policy reloaded (generation {self.generation})")
