@@ -158,7 +158,7 @@ def test_a_core_killed_mid_session_is_restarted_and_fail_modes_hold_while_it_is_
         tmp_path: Path, fake_model: FakeModel) -> None:
     """The core is killed during a tool call: the next event starts a new one. Then it is killed
     again and cannot start: a write (its gates fail closed) is blocked with a clear reason, a
-    shell command (no gate on it fails closed) goes ahead."""
+    fetch (no gate on WebFetch fails closed) goes ahead."""
     work, home = new_project(tmp_path)
     down = tmp_path / "core-down"
     wrapper = tmp_path / "hookgate-core"
@@ -174,7 +174,7 @@ def test_a_core_killed_mid_session_is_restarted_and_fail_modes_hold_while_it_is_
         Call("write", {"filePath": str(work / "src" / "player.gd"), "content": "x"}),
         Call("bash", {"command": "sleep 3; echo second pause", "description": "pause"}),
         Call("write", {"filePath": str(work / "src" / "enemy.gd"), "content": "x"}),
-        Call("bash", {"command": f"echo ran > {work / 'ran_while_down.txt'}", "description": "note"}),
+        Call("webfetch", {"url": f"{fake_model.url}/v1/models", "format": "text"}),
         Say("Done."),
     )
     killed: list[int] = []
@@ -210,7 +210,7 @@ def test_a_core_killed_mid_session_is_restarted_and_fail_modes_hold_while_it_is_
     assert not (work / "src" / "enemy.gd").exists()
     [down_reason] = [text for text in results if "hookgate could not decide this PreToolUse" in text]
     assert "check_file_permissions" in down_reason and "fail closed" in down_reason
-    # ... and no gate on Bash fails closed: the command ran
-    assert (work / "ran_while_down.txt").read_text() == "ran\n"
+    # ... and no gate on WebFetch fails closed: the fetch ran (the fake server's answer came back)
+    assert '"object": "list"' in results[-1]
     log = "\n".join(hookgate_log(run.stderr))
     assert "started again on the next event" in log
