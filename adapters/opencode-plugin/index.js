@@ -41,7 +41,6 @@ export const HookgatePlugin = async (input, options = {}) => {
   }
   const core = new CoreClient({
     command: coreCommand(options), cwd: directory, timeoutMs: options.timeoutMs, log,
-    env: { ...process.env, HOOKGATE_RUNTIME: "opencode" },
     clientInfo: { plugin: PLUGIN_VERSION },
   })
   const sessions = new Sessions(client, log)
@@ -77,12 +76,13 @@ export const HookgatePlugin = async (input, options = {}) => {
     return resolved
   }
 
+  const holdParts = (verdict) => [{ type: "text", text: t.holdText(verdict), metadata: { [HOLD]: true } }]
+
+  /** Keep a session going: its loop is still running, so a queued user message makes it go on. */
   async function holdSession(sessionID, verdict) {
-    const answer = await client.session.prompt({
-      path: { id: sessionID },
-      body: { noReply: true, parts: [{ type: "text", text: t.holdText(verdict), metadata: { [HOLD]: true } }] },
-    })
-    if (answer?.error) throw new Error(JSON.stringify(answer.error))
+    const answer = await client.session.prompt({ path: { id: sessionID }, body: { noReply: true, parts: holdParts(verdict) } })
+      .catch((error) => ({ error: error?.message ?? error }))
+    if (answer?.error) log("error", `could not hold session ${sessionID} (${JSON.stringify(answer.error)}); it stops unheld`)
   }
 
   /** Stop (or SubagentStop) for the turn that just ended, once per turn. */
@@ -115,7 +115,7 @@ export const HookgatePlugin = async (input, options = {}) => {
     if (!verdict || !t.refuses(verdict) || sessions.isChild(sessionID)) return verdict
     // the loop has ended: queue the reason as a new prompt (works while OpenCode keeps running;
     // `opencode run` exits on idle, which is why the in-loop hold above is the main path)
-    await client.session.promptAsync({ path: { id: sessionID }, body: { parts: [{ type: "text", text: t.holdText(verdict), metadata: { [HOLD]: true } }] } })
+    await client.session.promptAsync({ path: { id: sessionID }, body: { parts: holdParts(verdict) } })
     return verdict
   }
 

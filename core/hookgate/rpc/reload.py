@@ -121,13 +121,13 @@ def watch(targets: WatchSet, on_change: Callable[[], None], stop: threading.Even
     live: a file saved in between would otherwise go unseen."""
     from watchfiles._rust_notify import RustNotify
 
-    changed = False
+    moved = False
     while not stop.is_set():
         roots = targets.roots()
         with RustNotify(sorted(map(str, roots)), False, False, 300, False, True) as notifier:
             if ready is not None:
                 ready.set()
-            if changed:  # the directories changed: reload now that their contents are watched
+            if moved:  # the directories changed: reload now that their contents are watched
                 on_change()
             while True:
                 raw = notifier.watch(DEBOUNCE_MS, STEP_MS, 0, stop)
@@ -135,7 +135,7 @@ def watch(targets: WatchSet, on_change: Callable[[], None], stop: threading.Even
                     return
                 if isinstance(raw, str) or not any(targets.matters(Path(path)) for _, path in raw):
                     continue
-                changed = True
-                if targets.roots() != roots:
+                moved = targets.roots() != roots
+                if moved:
                     break
                 on_change()
