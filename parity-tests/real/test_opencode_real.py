@@ -5,6 +5,7 @@ model, and the records the core wrote."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -79,6 +80,12 @@ def test_an_allowed_write_goes_through_and_is_recorded(project, fake_model: Fake
     assert write["session_id"].startswith("ses_")
     assert not [r for r in records if r["event"] == "hook_block"]
     assert "Wrote file successfully." in fake_model.tool_results("oc_allowed")
+    # one core served the run, and it did not outlive OpenCode
+    [pid] = [int(m.group(1)) for line in hookgate_log(run.stderr) for m in [re.search(r"started \(pid (\d+)\)", line)] if m]
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not Path(f"/proc/{pid}").exists()
 
 
 def test_a_forbidden_write_is_blocked_and_the_reason_reaches_the_model(project, fake_model: FakeModel) -> None:
