@@ -143,8 +143,12 @@ export const HookgatePlugin = async (input, options = {}) => {
       const verdict = t.combined(await Promise.all(events.map(decide)))
       if (t.refuses(verdict)) throw new Error(t.refusal(verdict))
       if (verdict.kind === "modify") {
-        try { // OpenCode 1.18 does not reliably pass rewritten args on; try, and say so if it refuses
-          Object.assign(output.args, t.openCodeArgs(verdict.updated_input))
+        // the whole input is replaced, as Claude Code's updatedInput; OpenCode 1.18.33 runs the
+        // tool with these very args (checked on the real binary), so they are edited in place
+        const next = t.openCodeArgs(verdict.updated_input)
+        try {
+          for (const key of Object.keys(output.args)) if (!(key in next)) delete output.args[key]
+          Object.assign(output.args, next)
         } catch (error) {
           throw new Error(`hookgate had to rewrite this call's input, which OpenCode refused (${error.message}); not run`)
         }

@@ -4,6 +4,7 @@ model, and the records the core wrote."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -221,3 +222,41 @@ def test_a_core_killed_mid_session_is_restarted_and_fail_modes_hold_while_it_is_
     assert '"object": "list"' in results[-1]
     log = "\n".join(hookgate_log(run.stderr))
     assert "started again on the next event" in log
+
+
+REWRITE_DRAFTS = '''from hookgate import modify, register_hook
+
+def approve(event):
+    return modify({**event.tool_input, "file_path": event.tool_input["file_path"].replace("draft.txt", "approved/release.txt")})
+
+register_hook("release-path", "pre_tool_use", {"tool": "Write", "path_pattern": "draft.txt"}, None, approve)
+'''
+
+
+def test_a_python_policy_rewrites_the_call_and_opencode_runs_the_rewritten_one(project, fake_model: FakeModel) -> None:
+    work, home = project
+    policies = work / ".hookgate" / "policies"
+    policies.mkdir()
+    (policies / "release.py").write_text(REWRITE_DRAFTS)
+    marker = fake_model.script("oc_rewrite", Call("write", {"filePath": str(work / "draft.txt"), "content": "v1\n"}),
+                               Say("Written."))
+    run = run_opencode(work, home, f"{marker} write the draft")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert not (work / "draft.txt").exists()
+    assert (work / "approved" / "release.txt").read_text() == "v1\n"
+
+
+PROMPT_GUARD = ('grep -q "SECRET" && { echo "hookgate test: no secrets in prompts" >&2; exit 2; }; exit 0')
+
+
+def test_a_prompt_a_command_hook_refuses_never_reaches_the_model(project, fake_model: FakeModel) -> None:
+    work, home = project
+    (work / ".hookgate" / "hooks.json").write_text(json.dumps(
+        {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": PROMPT_GUARD}]}]}}))
+    marker = fake_model.script("oc_prompt", Say("I saw the secret."))
+    run = run_opencode(work, home, f"{marker} the SECRET is 42")
+    assert run.returncode == 1  # `opencode run` fails the prompt with the plugin's error
+    assert "hookgate test: no secrets in prompts" in run.stderr
+    assert fake_model.seen("oc_prompt") == []  # not even a title request: the prompt was never stored
+    [block] = [r for r in metrics(work) if r["event"] == "hook_block"]
+    assert block["hook_event"] == "UserPromptSubmit"

@@ -1,6 +1,7 @@
 // A stand-in core for the client's tests: speaks the same frames, misbehaves on request.
 //   FAKE_CORE_MODE=normal    answers initialize and evaluate: blocks *.gd writes, and a Stop or
 //                            SubagentStop whose last message has no "REPORT"; else allows, with context
+//                            (a tool input with `rewrite_to` is answered with a modify)
 //   FAKE_CORE_MODE=hang      answers initialize, never evaluate
 //   FAKE_CORE_MODE=mute      answers nothing at all
 //   FAKE_CORE_MODE=die       exits on the first evaluate
@@ -34,7 +35,9 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
   const path = event.tool_input?.file_path ?? ""
   const stopping = ["Stop", "SubagentStop"].includes(event.hook_event_name)
   const refused = path.endsWith(".gd") || (stopping && !event.last_assistant_message?.includes("REPORT"))
-  const result = refused ? { kind: "block", reason: `no ${path || "report"}`, message: null, context: null }
+  const rewrite = event.tool_input?.rewrite_to
+  const result = rewrite ? { kind: "modify", updated_input: { file_path: rewrite, content: event.tool_input.content }, message: null, context: null }
+    : refused ? { kind: "block", reason: `no ${path || "report"}`, message: null, context: null }
     : { kind: "allow", message: null, context: `seen ${event.hook_event_name} ${event.tool_name ?? ""}`.trim() }
   setTimeout(() => send({ jsonrpc: "2.0", id: request.id, result }), Number(event.tool_input?.delay ?? 0))
 })

@@ -205,3 +205,14 @@ test("an apply_patch that adds game code under build is blocked; an unreadable o
     /cannot tell which files this apply_patch changes/)
   await hooks.dispose()
 })
+
+test("a rewrite replaces the call's arguments in place, in OpenCode's spelling", async () => {
+  const root = project()
+  const client = fakeClient()
+  const hooks = await HookgatePlugin({ client, directory: root }, { command: FAKE_CORE })
+  // the stand-in core answers a Write carrying `rewrite_to` with a modify
+  const args = { filePath: "draft.txt", content: "x", rewriteTo: "approved/release.txt" }
+  await hooks["tool.execute.before"]({ tool: "write", sessionID: "s", callID: "c" }, { args })
+  assert.deepEqual(args, { filePath: "approved/release.txt", content: "x" })
+  await hooks.dispose()
+})
