@@ -2,6 +2,8 @@
 // the core is spawned lazily on the first request, every request waits in a map of pending
 // requests under its own deadline, all of them are rejected when the process goes away, and the
 // next request starts a new one. Frames are newline-delimited JSON on the child's stdin/stdout.
+// Whatever the core sends is checked before it is believed: a line that is no message is skipped,
+// and an answer that is no verdict counts as no answer.
 
 import { spawn as spawnProcess } from "node:child_process"
 
@@ -38,6 +40,22 @@ export class CoreUnavailable extends Error {
  * @property {typeof spawnProcess} [spawn]
  */
 
+// what each kind of verdict must carry (core/hookgate/model/verdicts.py); anything else is no verdict
+const VERDICT_FIELDS = new Map([
+  ["allow", []], ["context", [["context", "string"]]], ["modify", [["updated_input", "object"]]],
+  ["ask", [["reason", "string"]]], ["retry", [["reason", "string"]]], ["block", [["reason", "string"]]],
+])
+const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value)
+const isText = (value) => value === undefined || value === null || typeof value === "string"
+const isBudget = (ms) => Number.isFinite(ms) && ms > 0
+
+/** Whether the core's answer to evaluate is a verdict the plugin can carry out. */
+export function isVerdict(value) {
+  const fields = isObject(value) && VERDICT_FIELDS.get(value.kind)
+  return Boolean(fields) && isText(value.message) && isText(value.context) &&
+    fields.every(([name, type]) => (type === "object" ? isObject(value[name]) : typeof value[name] === type))
+}
+
 function withinDeadline(promise, deadline) {
   let timer
   const late = new Promise((_, reject) => {
@@ -66,12 +84,17 @@ export class CoreClient {
 
   /** The deadline for one event: the fixed one, or what the core said its gates may take. */
   timeoutFor(eventName) {
-    return this.options.timeoutMs ?? this.capabilities?.events?.[eventName]?.timeout_ms ?? DEFAULT_TIMEOUT_MS
+    const declared = this.capabilities?.events?.[eventName]?.timeout_ms
+    return this.options.timeoutMs ?? (isBudget(declared) ? declared : DEFAULT_TIMEOUT_MS)
   }
 
   /** Evaluate one canonical event; the verdict, or a CoreUnavailable when there is none in time. */
   async evaluate(event) {
-    return this.request("evaluate", { event }, this.timeoutFor(event.hook_event_name))
+    const verdict = await this.request("evaluate", { event }, this.timeoutFor(event.hook_event_name))
+    if (!isVerdict(verdict)) {
+      throw new CoreUnavailable(`the core answered with no verdict: ${String(JSON.stringify(verdict)).slice(0, 200)}`)
+    }
+    return verdict
   }
 
   /** One request; starting the core, if needed, counts against the same budget. */
@@ -104,6 +127,7 @@ export class CoreClient {
       const info = await this.send(child, "initialize", {
         protocol: PROTOCOL_VERSION, runtime: "opencode", versions: this.options.clientInfo ?? {},
       }, deadline)
+      if (!isObject(info)) throw new CoreUnavailable(`the core answered initialize with ${String(JSON.stringify(info)).slice(0, 200)}`)
       this.server = info.server
       this.setCapabilities(info.capabilities)
       this.failedStarts = 0
@@ -154,6 +178,10 @@ export class CoreClient {
       this.log("warn", `hookgate core sent a line that is not JSON: ${line.slice(0, 200)}`)
       return
     }
+    if (!isObject(message)) {
+      this.log("warn", `hookgate core sent a line that is no JSON-RPC message: ${line.slice(0, 200)}`)
+      return
+    }
     if (message.id === undefined || message.id === null) {
       if (message.method === "policy/reloaded") {
         if (message.params?.capabilities) this.setCapabilities(message.params.capabilities)
@@ -165,7 +193,7 @@ export class CoreClient {
       return
     }
     const waiting = this.pending.get(message.id)
-    if (!waiting) return // answered after its deadline: the hook already went on without it
+    if (!waiting) return // answered after its deadline (the hook went on without it), or never asked
     this.pending.delete(message.id)
     clearTimeout(waiting.timer)
     if (message.error) waiting.reject(new CoreUnavailable(`the core refused ${message.error.code}: ${message.error.message}`))
@@ -188,6 +216,10 @@ export class CoreClient {
   }
 
   setCapabilities(capabilities) {
+    if (!isObject(capabilities) || !isObject(capabilities.events) || !Object.values(capabilities.events).every(isObject)) {
+      this.log("warn", `hookgate core sent capabilities that make no sense (kept the earlier ones): ${String(JSON.stringify(capabilities)).slice(0, 200)}`)
+      return
+    }
     this.capabilities = capabilities
     this.options.onCapabilities?.(capabilities)
   }
