@@ -30,7 +30,7 @@ const HOLD = "hookgate-hold" // marks the user messages this plugin queues to ho
 
 /**
  * @param {any} input OpenCode's PluginInput ({client, directory, worktree, ...})
- * @param {{command?: string | string[], timeoutMs?: number}} [options] from the registration
+ * @param {{command?: string | string[], timeoutMs?: number, startTimeoutMs?: number}} [options] from the registration
  */
 export const HookgatePlugin = async (input, options = {}) => {
   const { client, directory } = input
@@ -40,7 +40,7 @@ export const HookgatePlugin = async (input, options = {}) => {
     if (level !== "info" && !client?.app?.log) console.error(message)
   }
   const core = new CoreClient({
-    command: coreCommand(options), cwd: directory, timeoutMs: options.timeoutMs, log,
+    command: coreCommand(options), cwd: directory, timeoutMs: options.timeoutMs, startTimeoutMs: options.startTimeoutMs, log,
     clientInfo: { plugin: PLUGIN_VERSION },
   })
   const sessions = new Sessions(client, log)

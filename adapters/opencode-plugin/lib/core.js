@@ -3,12 +3,17 @@
 // requests under its own deadline, all of them are rejected when the process goes away, and the
 // next request starts a new one. Frames are newline-delimited JSON on the child's stdin/stdout.
 // Whatever the core sends is checked before it is believed: a line that is no message is skipped,
-// and an answer that is no verdict counts as no answer.
+// an answer that is no verdict counts as no answer, and a core that stays silent for longer than
+// any decision may take is killed, so that the next request starts a working one.
 
 import { spawn as spawnProcess } from "node:child_process"
 
 export const PROTOCOL_VERSION = 1
 export const DEFAULT_TIMEOUT_MS = 10_000
+// how long a core may take to answer initialize. A start is not tied to the request that began it:
+// that request gives up at its own deadline, and the core goes on starting for the next ones (a
+// busy machine can take longer to start Python than a PostToolUse may wait)
+export const START_TIMEOUT_MS = 10_000
 const SHUTDOWN_GRACE_MS = 2_000
 // after a start that failed, requests fail at once for this long (doubling up to the cap), so a
 // broken install is not respawned on every tool call
@@ -34,6 +39,7 @@ export class CoreUnavailable extends Error {
  * @property {string} [cwd]
  * @property {Record<string, string | undefined>} [env]
  * @property {number} [timeoutMs] a fixed per-request deadline (default: the core's per event)
+ * @property {number} [startTimeoutMs] how long a start may take (default START_TIMEOUT_MS)
  * @property {Record<string, unknown>} [clientInfo] sent with initialize
  * @property {(level: string, message: string) => void} [log]
  * @property {(caps: any) => void} [onCapabilities]
@@ -56,10 +62,10 @@ export function isVerdict(value) {
     fields.every(([name, type]) => (type === "object" ? isObject(value[name]) : typeof value[name] === type))
 }
 
-function withinDeadline(promise, deadline) {
+function withinDeadline(promise, deadline, what) {
   let timer
   const late = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new CoreUnavailable(`no answer from the core within ${deadline.budgetMs} ms`)),
+    timer = setTimeout(() => reject(new CoreUnavailable(`${what} ${deadline.budgetMs} ms`)),
       Math.max(0, deadline.at - Date.now()))
   })
   return Promise.race([promise, late]).finally(() => clearTimeout(timer))
@@ -80,12 +86,21 @@ export class CoreClient {
     this.failedStarts = 0
     this.retryAt = 0
     this.disposed = false
+    this.quietSince = null // since when the running core has been asked something and said nothing
+    this.heardAt = 0 // when it last said anything
   }
 
   /** The deadline for one event: the fixed one, or what the core said its gates may take. */
   timeoutFor(eventName) {
     const declared = this.capabilities?.events?.[eventName]?.timeout_ms
     return this.options.timeoutMs ?? (isBudget(declared) ? declared : DEFAULT_TIMEOUT_MS)
+  }
+
+  /** How long the core may be silent while asked something: the longest any decision may take
+   * (the server answers in turn, each within its gates' timeouts). Past that, it is stuck. */
+  stuckAfterMs() {
+    const declared = Object.values(this.capabilities?.events ?? {}).map((e) => e?.timeout_ms).filter(isBudget)
+    return this.options.timeoutMs ?? (declared.length ? Math.max(...declared) : DEFAULT_TIMEOUT_MS)
   }
 
   /** Evaluate one canonical event; the verdict, or a CoreUnavailable when there is none in time. */
@@ -99,8 +114,10 @@ export class CoreClient {
 
   /** One request; starting the core, if needed, counts against the same budget. */
   async request(method, params, budgetMs = DEFAULT_TIMEOUT_MS) {
-    const deadline = { at: Date.now() + budgetMs, budgetMs }
+    const deadline = { at: Date.now() + budgetMs, budgetMs, startMs: 0 }
+    const running = Boolean(this.child && this.server)
     const child = await this.ensureStarted(deadline)
+    if (!running) deadline.startMs = budgetMs - (deadline.at - Date.now()) // told if the rest runs out
     return this.send(child, method, params, deadline)
   }
 
@@ -111,12 +128,14 @@ export class CoreClient {
       if (Date.now() < this.retryAt) {
         return Promise.reject(new CoreUnavailable(`the core failed to start ${this.failedStarts} time(s); next try in ${this.retryAt - Date.now()} ms`))
       }
-      this.starting = this.start(deadline).finally(() => { this.starting = null })
+      this.starting = this.start().finally(() => { this.starting = null })
     }
-    return withinDeadline(this.starting, deadline) // a start begun by another request has its own
+    return withinDeadline(this.starting, deadline, "the core was still starting after")
   }
 
-  async start(deadline) {
+  async start() {
+    const budgetMs = this.options.startTimeoutMs ?? START_TIMEOUT_MS
+    const deadline = { at: Date.now() + budgetMs, budgetMs }
     const [program, ...args] = this.options.command
     const child = (this.options.spawn ?? spawnProcess)(program, args, {
       cwd: this.options.cwd, env: this.options.env ?? process.env, stdio: ["pipe", "pipe", "pipe"],
@@ -182,6 +201,8 @@ export class CoreClient {
       this.log("warn", `hookgate core sent a line that is no JSON-RPC message: ${line.slice(0, 200)}`)
       return
     }
+    this.heardAt = Date.now()
+    this.quietSince = this.pending.size ? this.heardAt : null // it is alive and speaking
     if (message.id === undefined || message.id === null) {
       if (message.method === "policy/reloaded") {
         if (message.params?.capabilities) this.setCapabilities(message.params.capabilities)
@@ -208,11 +229,21 @@ export class CoreClient {
       const id = ++this.nextId
       const timer = setTimeout(() => {
         this.pending.delete(id)
-        reject(new CoreUnavailable(`no answer from the core within ${deadline.budgetMs} ms`))
+        const starting = deadline.startMs ? `, ${deadline.startMs} of them spent starting it` : ""
+        reject(new CoreUnavailable(`no answer from the core within ${deadline.budgetMs} ms${starting}`))
+        this.recycleIfStuck(child)
       }, Math.max(0, deadline.at - Date.now()))
       this.pending.set(id, { resolve, reject, timer })
+      // asked when the request was made, unless a start it waited for answered since
+      this.quietSince ??= Math.max(deadline.at - deadline.budgetMs, this.heardAt)
       child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n")
     })
+  }
+
+  /** A core that said nothing for longer than any decision may take will not answer again. */
+  recycleIfStuck(child) {
+    const quiet = this.quietSince === null ? 0 : Date.now() - this.quietSince
+    if (child === this.child && quiet >= this.stuckAfterMs()) this.kill(child, `the core answered nothing for ${quiet} ms`)
   }
 
   setCapabilities(capabilities) {
@@ -228,6 +259,7 @@ export class CoreClient {
     if (child !== this.child) return
     this.child = null
     this.server = undefined
+    this.quietSince = null
     if (!this.disposed) this.log("warn", `${why}; it is started again on the next event`)
     for (const [id, waiting] of this.pending) {
       clearTimeout(waiting.timer)
@@ -236,9 +268,9 @@ export class CoreClient {
     }
   }
 
-  kill(child) {
+  kill(child, why = "the core was stopped") {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
-    this.gone(child, "the core was stopped")
+    this.gone(child, why)
   }
 
   /** Ask the core to shut down (it answers what is in flight first), then make sure it is gone. */
@@ -247,6 +279,11 @@ export class CoreClient {
     const child = this.child
     if (!child || child.exitCode !== null || child.signalCode !== null) return
     const exited = new Promise((resolve) => child.once("exit", resolve))
+    child.ref?.() // its exit is awaited, even with nothing else left to do
+    if (!this.server) { // still starting: there is nothing to finish
+      this.kill(child)
+      return exited
+    }
     try {
       await this.send(child, "shutdown", undefined, { at: Date.now() + SHUTDOWN_GRACE_MS, budgetMs: SHUTDOWN_GRACE_MS })
     } catch { /* it is going away either way */ }

@@ -11,7 +11,7 @@
 // Injected faults, for the fault suite: a request whose params contain `FAULT:<kind>` (or
 // `FAULT:<kind>:<variant>`), in a tool argument, a prompt or a final text, suffers that fault
 // (FAULTS below), so each hook call carries its own. A file `start-fault` in the working directory
-// makes the next core that starts there misbehave before it answers initialize (START_FAULTS),
+// makes the next core that starts there misbehave (or be slow) before it answers initialize (START_FAULTS),
 // once: the core that reads it removes it. Every fault a core carries out is first appended to
 // `faults.log` there, so a test can count what was really done.
 import { appendFileSync, readFileSync, rmSync } from "node:fs"
@@ -42,8 +42,10 @@ const answerTo = (request, result) => ({ jsonrpc: "2.0", id: request.id, result 
 // a stuck core: reads on, answers nothing (not even shutdown), and outlives its stdin
 let wedged = false
 
+const hello = (request) => send({ jsonrpc: "2.0", id: request.id, result: { protocol: 1, server: { name: "fake", version: "0", pid: process.pid }, project: process.cwd(), capabilities: caps } })
 const START_FAULTS = {
   exit: () => process.exit(9),
+  slow: (request) => setTimeout(() => hello(request), 800),
   mute: () => { wedged = true; stayAlive() },
   error: (request) => send({ jsonrpc: "2.0", id: request.id, error: { code: -32603, message: "internal error: the policy did not load" } }),
   garbage: (request) => send(answerTo(request, null)),
@@ -121,8 +123,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
   const request = JSON.parse(line)
   if (mode === "mute" || wedged) return
   if (request.method === "initialize") {
-    if (startFault) return START_FAULTS[startFault](request)
-    return send({ jsonrpc: "2.0", id: request.id, result: { protocol: 1, server: { name: "fake", version: "0", pid: process.pid }, project: process.cwd(), capabilities: caps } })
+    return startFault ? START_FAULTS[startFault](request) : hello(request)
   }
   if (request.method === "shutdown") {
     send({ jsonrpc: "2.0", id: request.id, result: null })

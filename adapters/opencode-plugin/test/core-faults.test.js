@@ -19,6 +19,9 @@ const fake = (extra = {}) => new CoreClient({
   command: FAKE_CORE, cwd: tmp(), env: { ...process.env, FAKE_CORE_CAPS: JSON.stringify(CAPS) }, log: () => {}, ...extra,
 })
 const write = (file, content = "") => ({ hook_event_name: "PreToolUse", session_id: "s", tool_name: "Write", tool_input: { file_path: file, content } })
+const post = (command) => ({ hook_event_name: "PostToolUse", session_id: "s", tool_name: "Bash", tool_input: { command } })
+const alive = (pid) => { try { process.kill(pid, 0); return true } catch { return false } }
+const until = async (condition) => { while (!condition()) await new Promise((r) => setTimeout(r, 20)) }
 
 test("JSON lines that are no message (null, numbers, arrays) are skipped, and the answer after them is taken", async () => {
   const logged = []
@@ -76,6 +79,71 @@ test("capabilities that make no sense are not taken: the deadlines and fail mode
   }
   assert.equal(logged.filter((m) => m.includes("capabilities that make no sense")).length, 5)
   await core.dispose()
+})
+
+test("a stuck core is killed once it was silent for longer than any decision may take; the next request starts a new one", async () => {
+  const logged = []
+  const core = fake({ log: (level, message) => logged.push(message) })
+  assert.equal((await core.evaluate(write("a.gd"))).kind, "block")
+  const stuck = core.server.pid
+  // one PostToolUse's silence (400 ms) is shorter than the longest decision (PreToolUse, 600 ms): not yet
+  await assert.rejects(core.evaluate(post("FAULT:wedge")), /no answer from the core within 400 ms/)
+  assert.equal(core.server?.pid, stuck)
+  await assert.rejects(core.evaluate(post("ls")), /no answer from the core within 400 ms/)
+  assert.ok(logged.some((m) => /the core answered nothing for \d+ ms; it is started again/.test(m)), logged.join("\n"))
+  await until(() => !alive(stuck)) // it would never have gone by itself (it outlives its stdin)
+  assert.equal((await core.evaluate(write("b.gd"))).kind, "block")
+  assert.notEqual(core.server.pid, stuck)
+  await core.dispose()
+})
+
+test("a core that is only slow on one request is not taken for stuck", async () => {
+  const logged = []
+  const core = fake({ log: (level, message) => logged.push(message) })
+  assert.equal((await core.evaluate(write("a.gd"))).kind, "block") // the deadlines are learned from initialize
+  const pid = core.server.pid
+  await assert.rejects(core.evaluate(post("FAULT:hang")), /no answer from the core within 400 ms/)
+  assert.equal((await core.evaluate(write("a.gd"))).kind, "block")
+  await assert.rejects(core.evaluate(post("FAULT:late")), /no answer from the core within 400 ms/)
+  assert.equal((await core.evaluate(write("b.gd"))).kind, "block")
+  assert.equal(core.server.pid, pid)
+  assert.ok(!logged.some((m) => m.includes("answered nothing")))
+  await core.dispose()
+})
+
+test("a start slower than the request that began it goes on for the next ones: one core, no restart", async () => {
+  const root = tmp()
+  writeFileSync(path.join(root, "start-fault"), "slow") // answers initialize after 800 ms
+  const logged = []
+  const core = fake({ cwd: root, timeoutMs: 300, log: (level, message) => logged.push(message) })
+  await assert.rejects(core.evaluate(write("a.gd")), /^CoreUnavailable: the core was still starting after 300 ms$/)
+  await assert.rejects(core.evaluate(write("a.gd")), /the core was still starting after 300 ms/) // the same start
+  await until(() => core.server)
+  assert.equal((await core.evaluate(write("a.gd"))).kind, "block")
+  assert.equal(logged.filter((m) => m.includes("started (pid")).length, 1)
+  await core.dispose()
+})
+
+test("a request that waited for a start says how much of its budget the start took", async () => {
+  const root = tmp()
+  writeFileSync(path.join(root, "start-fault"), "slow")
+  const core = fake({ cwd: root, timeoutMs: 1500 })
+  await assert.rejects(core.evaluate(write("a.txt", "FAULT:hang")), /^CoreUnavailable: no answer from the core within 1500 ms, \d+ of them spent starting it$/)
+  await core.dispose()
+})
+
+test("a plugin disposed while its core is starting stops it at once", async () => {
+  const root = tmp()
+  writeFileSync(path.join(root, "start-fault"), "mute")
+  const core = fake({ cwd: root, timeoutMs: 200 })
+  await assert.rejects(core.evaluate(write("a.txt")), /still starting/)
+  const child = core.child
+  const sent = []
+  const send = core.send.bind(core)
+  core.send = (to, method, ...rest) => { sent.push(method); return send(to, method, ...rest) }
+  await core.dispose() // nothing to shut down gracefully: it never answered initialize
+  assert.deepEqual(sent, []) // no shutdown request it would not answer, no grace to wait out
+  assert.equal(child.signalCode, "SIGKILL")
 })
 
 test("a core that answers initialize with something else is not started", async () => {
