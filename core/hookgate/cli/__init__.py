@@ -13,6 +13,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "role": ("hookgate.cli.role", "set, clear or show the active pipeline role"),
     "stage": ("hookgate.cli.stage", "validate a pipeline role's outputs, then record its completion"),
     "metrics": ("hookgate.cli.metrics", "list sessions, or write a readable HTML report of one"),
+    "parity": ("hookgate.cli.parity", "the runtime parity report: which gate each runtime enforces, and how"),
     "doctor": ("hookgate.cli.doctor", "check the installation: what each runtime would skip, and the fix"),
     "demo": ("hookgate.cli.demo", "a scripted pipeline session through the adapters, gates firing"),
 }
