@@ -33,6 +33,12 @@ class MemorySession:
         counters[key] = counters.get(key, 0) + 1
         return counters[key]
 
+    def spend(self, key: str, budget: int) -> bool:
+        counters = self.state.setdefault("counters", {})
+        used = counters.get(key, 0)
+        counters[key] = used + 1 if used < budget else 0
+        return used < budget
+
     def push_notice(self, text: str) -> None:
         self.notices.append(text)
 

@@ -251,3 +251,16 @@ def test_path_bypass_corpus_through_the_shell_has_no_bypass(tmp_path):
             bypasses.append(path)
     assert len(corpus) >= 50
     assert bypasses == []
+
+
+def test_a_moves_source_is_judged_too(tmp_path):
+    """A Codex patch that moves e2e/old.gd to notes/old.txt removes a file build may not touch."""
+    hookgate = tmp_path / ".hookgate"
+    hookgate.mkdir()
+    (hookgate / "current_role").write_text("build\n")
+    payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(tmp_path), "tool_name": "Edit",
+               "tool_input": {"file_path": str(tmp_path / "notes" / "old.txt"), "old_string": "a", "new_string": "b",
+                              "moved_from": str(tmp_path / "e2e" / "old.gd")}}
+    answer = handle(dialect, json.dumps(payload).encode(), {"HOOKGATE_PROJECT_DIR": str(tmp_path)})
+    reason = json.loads(answer.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.startswith("Build role cannot write to e2e/ (old.gd)")

@@ -97,3 +97,17 @@ def test_a_real_hook_process_holds_the_stop(pipe):
     answer = read_answer(done.stdout)
     assert answer.blocked and "0 verifiers" in answer.reason
     assert json.loads(done.stdout)["decision"] == "block"
+
+
+def test_a_stop_while_subagents_still_run_is_judged_later(pipe):
+    """Claude Code runs subagents in the background: the lead's turn ends while the worker works
+    and resumes when it finishes. That first stop is not the end of the round."""
+    pipe.run_subagent("w", "", "worker")
+    running = [{"id": "w", "type": "subagent", "status": "running", "description": "worker: M1", "agent_type": "worker"}]
+    answer = pipe.call({"hook_event_name": "Stop", "stop_hook_active": False, "background_tasks": running})
+    assert not answer.blocked
+    assert pipe.metrics("gate_check")[-1] == {**pipe.metrics("gate_check")[-1], "result": "deferred", "running": 1}
+    assert not pipe.metrics("hook_block")
+    finished = [{**running[0], "status": "completed"}]
+    assert pipe.call({"hook_event_name": "Stop", "background_tasks": finished}).blocked
+    assert pipe.stop().blocked

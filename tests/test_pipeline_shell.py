@@ -74,6 +74,11 @@ SPECIAL_WRITES = [
     ("verify", None, "godot --headless > /tmp/run.log"),   # verify writes nowhere but its report
     ("evaluate", None, "echo x > src/player.gd"),
     ("gdd", None, "echo x > assets/hero.png"),
+    ("build", "worker", "hookgate role clear"),               # a subagent may not lift the rules ...
+    ("build", "worker", "hookgate role set scaffold"),
+    ("build", "worker", "cd src && hookgate --project .. role set scaffold"),
+    ("build", "worker", "hookgate stage complete build"),     # ... nor record a stage
+    ("verify", None, "hookgate role set scaffold --project {root}/sub"),
 ]
 
 # appends to the stage log skip validation: refused with or without a role
@@ -214,3 +219,10 @@ def test_a_command_the_shell_would_refuse_writes_nothing(project):
 def test_the_lexer_finds_each_target(command, paths):
     writes, _ = shell_writes(command, "/p")
     assert [w.path for w in writes] == paths
+
+
+def test_the_lead_may_run_hookgate_s_own_commands(project):
+    assert not blocked(project, "build", None, "hookgate stage complete build").blocked   # validated by the CLI
+    assert not blocked(project, "build", None, "hookgate role set verify").blocked
+    assert not blocked(project, "verify", None, "hookgate role clear").blocked          # verify may write current_role
+    assert not blocked(project, "build", "worker", "hookgate role show").blocked

@@ -35,6 +35,24 @@ def test_concurrent_processes_lose_no_line_and_no_count(tmp_path: Path):
     assert all(counters[f"worker/{w}"] == EVENTS for w in range(PROCESSES))
 
 
+def _spend(state_dir: str, results) -> None:
+    store = SessionStore(Path(state_dir), "s")
+    results.put(sum(store.spend("blocks/g/main", 5) for _ in range(40)))
+
+
+def test_spending_a_block_budget_is_one_atomic_step(tmp_path: Path):
+    ctx = multiprocessing.get_context("fork")
+    results = ctx.Queue()
+    procs = [ctx.Process(target=_spend, args=(str(tmp_path), results)) for _ in range(8)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    granted = sum(results.get() for _ in procs)
+    # 320 attempts in cycles of 5 granted + 1 refused (which starts the count over)
+    assert granted == 320 // 6 * 5 + min(320 % 6, 5)
+
+
 def test_two_sessions_keep_separate_state(tmp_path: Path):
     a, b = SessionStore(tmp_path, "a"), SessionStore(tmp_path, "b")
     a.bump("k")

@@ -161,7 +161,8 @@ def _check_pipeline_names(pipeline: Pipeline, source: str) -> None:
         fail(f"must name exactly the roles of stage_schemas (missing: {missing or 'none'}, "
              f"not a stage role: {extra or 'none'})", "$.pipeline.role_next")
     if pipeline.prerequisites and set(pipeline.prerequisites) != set(pipeline.worker_dispatch_roles):
-        fail(f"must name exactly the worker_dispatch_roles {pipeline.worker_dispatch_roles}", "$.pipeline.prerequisites")
+        fail(f"must name exactly the worker_dispatch_roles {pipeline.worker_dispatch_roles}",
+             "$.pipeline.prerequisites")
     for role, prerequisite in pipeline.prerequisites.items():
         known([prerequisite.after], pipeline.stage_schemas, "stage role", f"$.pipeline.prerequisites.{role}.after")
 

@@ -110,18 +110,16 @@ class Engine:
         limit = gate.block_limit
         assert limit is not None
         scope = (event.agent_id or "main") if limit.per == "agent" else "session"
-        key = f"blocks/{gate.id}/{scope}"
-        count = ctx.session.count(key)
         reason = verdict.reason  # type: ignore[attr-defined]
-        if count < limit.limit:
-            ctx.session.bump(key)
+        # check and count in one locked step, so concurrent hook processes cannot both slip past
+        if ctx.session.spend(f"blocks/{gate.id}/{scope}", limit.limit):
             return verdict
         forced.append(gate.id)
         warning = (
-            f"hookgate: {gate.id} has blocked {count} times ({limit.limit} allowed per {limit.per}); "
+            f"hookgate: {gate.id} has blocked {limit.limit} times (the limit per {limit.per}); "
             f"letting this through UNVERIFIED. The unresolved problem was: {reason}"
         )
-        ctx.record("hook_force_allow", gate=gate.id, outcome_kind="unverified", count=count, reason=reason)
+        ctx.record("hook_force_allow", gate=gate.id, outcome_kind="unverified", count=limit.limit, reason=reason)
         ctx.warn(warning)
         if event.name not in CONTEXT_REACHES_MODEL:
             ctx.session.push_notice(warning)

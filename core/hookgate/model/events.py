@@ -103,6 +103,8 @@ class SubagentStop(Event, frozen=True, kw_only=True, tag="SubagentStop"):
 class Stop(Event, frozen=True, kw_only=True, tag="Stop"):
     stop_hook_active: bool = False
     last_assistant_message: str | None = None
+    # Claude Code: subagents (and shells) still running in the background; the turn resumes when they end
+    background_tasks: list[dict[str, Any]] = []
 
 
 class PreCompact(Event, frozen=True, kw_only=True, tag="PreCompact"):

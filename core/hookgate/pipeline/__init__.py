@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from ..store.project import Project
 
 GATES: tuple[Gate, ...] = (
-    *session.GATES, *permissions.GATES, *shell_writes.GATES, *stages.GATES, *assets.GATES, *agents.GATES, *subagent_stop.GATES,
-    *completion.GATES,
+    *session.GATES, *permissions.GATES, *shell_writes.GATES, *stages.GATES, *assets.GATES, *agents.GATES,
+    *subagent_stop.GATES, *completion.GATES,
 )
 OBSERVERS: tuple[Observer, ...] = (*agents.OBSERVERS, *subagent_stop.OBSERVERS)
 

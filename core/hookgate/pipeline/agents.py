@@ -150,7 +150,7 @@ GATES = (
         events=("SubagentStart",),
         check=log_subagent_start,
         priority=10,
-        needs=("event:SubagentStart",),
+        needs=("fires:SubagentStart",),
         description="detects a subagent's role when it starts and records subagent_start",
     ),
 )

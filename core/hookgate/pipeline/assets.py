@@ -10,7 +10,7 @@ from ..engine.context import Context
 from ..engine.gate import Gate
 from ..model.events import Event
 from ..model.verdicts import Block, Verdict
-from .paths import matches, readings
+from .paths import file_name, matches, readings
 from .rules import expand
 
 
@@ -25,8 +25,7 @@ def check_asset_access(event: Event, ctx: Context) -> Verdict | None:
     root = str(ctx.project.root)
     for rel in readings(path, event.cwd or root, [root], pipeline.worktree_markers):
         if os.path.splitext(rel)[1] in extensions and any(matches(rel, folder) for folder in folders):
-            name = os.path.basename(path.rstrip("/\\")) or path
-            return Block(reason=rule.reason.format(file=name))
+            return Block(reason=rule.reason.format(file=file_name(path)))
     return None
 
 
@@ -39,7 +38,7 @@ GATES = (
         may_block=True,
         fail_mode="closed",
         priority=20,
-        needs=("block:PreToolUse", "subagent_identity:PreToolUse"),
+        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),  # without it subagents are held too
         description="the lead may not read images under assets/ while a role is active; it dispatches an analyst",
     ),
 )

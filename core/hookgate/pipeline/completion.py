@@ -2,7 +2,11 @@
 ends its turn. If workers were dispatched this session, a verifier and a reviewer must have run
 too. The counts come from the session state (`agents.role_counts`), so the check costs the same
 however long the session's log grows. Bounded by the engine: 5 blocks per session, then the stop
-goes through as `unverified` and the model is told why."""
+goes through as `unverified` and the model is told why.
+
+Claude Code runs subagents in the background: the lead's turn ends while they work and resumes
+when they finish. A stop with subagents still running is therefore not the end of the round; it
+is let through (recorded as deferred) and judged at the stop after they finished."""
 
 from __future__ import annotations
 
@@ -19,6 +23,11 @@ def check_completion(event: Event, ctx: Context) -> Verdict | None:
     pipeline = ctx.config.pipeline
     role = ctx.project.current_role()
     if role not in pipeline.worker_dispatch_roles or not pipeline.completion.dispatched:
+        return None
+    running = [t for t in getattr(event, "background_tasks", [])
+               if isinstance(t, dict) and t.get("type") == "subagent" and t.get("status") == "running"]
+    if running:
+        ctx.record("gate_check", gate="check_completion", result="deferred", running=len(running))
         return None
     counts = role_counts(ctx)
     dispatched_role = pipeline.completion.dispatched
@@ -44,7 +53,7 @@ GATES = (
         may_block=True,
         fail_mode="open",
         block_limit=BlockLimit(per="session", limit=5),
-        needs=("block:Stop", "event:SubagentStart"),
+        needs=("block:Stop", "fires:SubagentStart"),
         description="build/fixgap may not stop with workers dispatched but no verifier or reviewer run",
     ),
 )

@@ -118,7 +118,8 @@ def record_worker_error(event: Event, ctx: Context, *, message: str, status: str
     output = "\n".join(m.group(1) for m in _OUTPUT.finditer(message))
     if len(output) > MAX_TAIL:
         raw = output.encode("utf-8", errors="replace")
-        record.update(output_digest=hashlib.sha256(raw).hexdigest(), output_bytes=len(raw), output_tail=output[-MAX_TAIL:])
+        record.update(output_digest=hashlib.sha256(raw).hexdigest(), output_bytes=len(raw),
+                      output_tail=output[-MAX_TAIL:])
     ctx.record("worker_error", **record)
     return record
 

@@ -124,7 +124,8 @@ def _validation(value: Any) -> dict[str, Any]:
         raise OutcomeError("'validation' must be an object with a 'passed' boolean")
     unknown = sorted(set(value) - set(VALIDATION_KEYS))
     if unknown:
-        raise OutcomeError(f"'validation' has unknown keys: {', '.join(unknown)}. Allowed: {', '.join(VALIDATION_KEYS)}")
+        raise OutcomeError(f"'validation' has unknown keys: {', '.join(unknown)}. "
+                           f"Allowed: {', '.join(VALIDATION_KEYS)}")
     if not isinstance(value.get("passed"), bool):
         raise OutcomeError("'validation.passed' must be true or false")
     result: dict[str, Any] = {"passed": value["passed"]}

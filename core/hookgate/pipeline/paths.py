@@ -33,6 +33,11 @@ def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequen
     return seen
 
 
+def file_name(path: str) -> str:
+    """The name a reason shows for a written path (its last component)."""
+    return os.path.basename(path.rstrip("/\\")) or path
+
+
 def matches(rel: str, pattern: str) -> bool:
     """See presets/godot.toml for the pattern language."""
     pattern = pattern.lower()

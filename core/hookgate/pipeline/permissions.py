@@ -6,8 +6,6 @@ then those of its type. Rules are data (`[pipeline]` of the config)."""
 
 from __future__ import annotations
 
-import os
-
 from ..config.schema import Pipeline, RuleSet
 from ..engine.context import Context
 from ..engine.gate import Gate
@@ -15,7 +13,7 @@ from ..model.events import Event
 from ..model.tools import FILE_TOOL_MATCHER, changed_path
 from ..model.verdicts import Block, Verdict
 from .agents import agent_type_of
-from .paths import readings
+from .paths import file_name, readings
 from .rules import denial
 
 _METRIC = {"Write": "file_write", "Delete": "file_delete"}
@@ -25,15 +23,20 @@ def check_file_permissions(event: Event, ctx: Context) -> Verdict | None:
     path = changed_path(event)
     if path is None:
         return None
-    name = os.path.basename(path.rstrip("/\\")) or path
+    name = file_name(path)
     tool = getattr(event, "tool_name", "")
     ctx.record(_METRIC.get(tool, "file_edit"), file=name, path=path,
                is_subagent=event.in_subagent)
     role = ctx.project.current_role()
     if role is None:
         return None
-    reason = write_denial(path, event, role, ctx)
-    return Block(reason=reason.format(file=name, role=role)) if reason else None
+    # a patch's move (Codex "*** Move to:") also removes its source
+    source = getattr(event, "tool_input", {}).get("moved_from")
+    for changed in [path] + ([source] if isinstance(source, str) and source else []):
+        reason = write_denial(changed, event, role, ctx)
+        if reason:
+            return Block(reason=reason.format(file=file_name(changed), role=role))
+    return None
 
 
 def write_denial(path: str, event: Event, role: str, ctx: Context) -> str | None:
@@ -67,7 +70,7 @@ GATES = (
         may_block=True,
         fail_mode="closed",
         priority=10,
-        needs=("block:PreToolUse", "subagent_identity:PreToolUse"),
+        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),  # without it: role rules only
         description="role and subagent write rules, driven by .hookgate/current_role",
     ),
 )

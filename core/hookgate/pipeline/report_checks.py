@@ -60,7 +60,8 @@ def check_classname_conflicts(message: str, ctx: Context) -> str | None:
         match = _CLASS_NAME.search(text)
         if match and match.group(1) in reserved:
             name = match.group(1)
-            return f"class_name '{name}' conflicts with Godot built-in '{name}'. Rename it, e.g. '{name}Entity' or '{name}Comp'."
+            return (f"class_name '{name}' conflicts with Godot built-in '{name}'. "
+                    f"Rename it, e.g. '{name}Entity' or '{name}Comp'.")
     return None
 
 

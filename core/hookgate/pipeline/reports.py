@@ -62,7 +62,8 @@ def markdown_status(message: str) -> str:
 
 def section(message: str, heading: str) -> str | None:
     """The text under a `### heading`, up to the next `### X` or `## ` heading; None if absent."""
-    match = re.search(rf"### {re.escape(heading)}\s*\n(.*?)(?=\n### [A-Z]|\n## |\Z)", message, re.DOTALL | re.IGNORECASE)
+    pattern = rf"### {re.escape(heading)}\s*\n(.*?)(?=\n### [A-Z]|\n## |\Z)"
+    match = re.search(pattern, message, re.DOTALL | re.IGNORECASE)
     return match.group(1).strip() if match else None
 
 

@@ -74,7 +74,7 @@ GATES = (
         events=("SessionStart", "SessionEnd"),
         check=session_start,
         priority=0,
-        needs=("event:SessionStart", "context:SessionStart"),
+        needs=("fires:SessionStart", "context:SessionStart?"),
         description="resets the session, drops a stale pipeline role, names hookgate's version and preset",
     ),
 )

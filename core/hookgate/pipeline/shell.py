@@ -53,6 +53,7 @@ class Write(NamedTuple):
     path: str      # absolute
     command: str   # the command (or redirection) that writes it
     tree: bool = False  # it may change everything under `path` (rm -r, mv, find -delete, rmtree)
+    validated: bool = False  # `hookgate stage complete`: the append that validates before it writes
 
 
 class Unknown(NamedTuple):
@@ -185,7 +186,10 @@ class _Lexer:
         else:
             self.i += 1
             name = _NAME.match(text, self.i)
-            self.i = name.end() if name else self.i + (1 if self.i < len(text) and text[self.i] in "@*#?$!-0123456789" else 0)
+            if name:
+                self.i = name.end()
+            elif self.i < len(text) and text[self.i] in "@*#?$!-0123456789":
+                self.i += 1  # a special parameter: $@, $?, $1, ...
         return text[start:self.i]
 
     def _balanced(self, open_: str, close: str) -> str:
@@ -296,12 +300,12 @@ def _simple_commands(tokens: list[Word | Op], heredocs: Iterator[str]) -> Iterat
 def _command_writes(simple: _Simple, cwd: str | None, writes: list[Write], unknown: list[Unknown],
                     depth: int) -> str | None:
     """Note this simple command's writes; return the cwd for the commands after it."""
-    words = [w for w in simple.words]
+    words = list(simple.words)
     while words and words[0].literal and _ASSIGNMENT.match(words[0].text):
         words.pop(0)
     shown = " ".join(w.text for w in simple.words)[:200]
 
-    def target(word: Word | None, via: str, tree: bool = False) -> None:
+    def target(word: Word | None, via: str, tree: bool = False, validated: bool = False) -> None:
         if word is None:
             return
         if not word.literal:
@@ -309,11 +313,11 @@ def _command_writes(simple: _Simple, cwd: str | None, writes: list[Write], unkno
             return
         path = os.path.expanduser(word.text)
         if os.path.isabs(path):
-            writes.append(Write(os.path.normpath(path), via, tree))
+            writes.append(Write(os.path.normpath(path), via, tree, validated))
         elif cwd is None:
             unknown.append(Unknown(word.text, via))
         else:
-            writes.append(Write(os.path.normpath(os.path.join(cwd, path)), via, tree))
+            writes.append(Write(os.path.normpath(os.path.join(cwd, path)), via, tree, validated))
 
     stdin_bodies: list[str] = []
     for op, word, body in simple.redirects:
@@ -336,7 +340,11 @@ def _command_writes(simple: _Simple, cwd: str | None, writes: list[Write], unkno
         if not dest.literal or dest.text == "-":
             return None
         path = os.path.expanduser(dest.text)
-        return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path)) if (cwd or os.path.isabs(path)) else None
+        if not os.path.isabs(path):
+            if cwd is None:
+                return None
+            path = os.path.join(cwd, path)
+        return os.path.normpath(path)
     if name in _SHELLS:
         script = _shell_script(args)
         if script is not None:
@@ -353,9 +361,30 @@ def _command_writes(simple: _Simple, cwd: str | None, writes: list[Write], unkno
         else:
             unknown.append(Unknown(shown, shown))
         return cwd
+    if name == "hookgate":
+        for word, validated in _hookgate_targets(args):
+            target(word, shown, validated=validated)
+        return cwd
     for word, tree in _command_targets(name, args, stdin_bodies):
         target(word, shown, tree)
     return cwd
+
+
+# hookgate's own commands that change the pipeline state: (command, action) -> the file
+_HOOKGATE_WRITES = {("role", "set"): "current_role", ("role", "clear"): "current_role",
+                    ("stage", "complete"): "stage.jsonl"}
+
+
+def _hookgate_targets(args: list[Word]) -> list[tuple[Word, bool]]:
+    """`hookgate role set|clear` writes the active role and `hookgate stage complete` the stage log
+    (after validating it): subagents may do neither, as they may not write those files."""
+    project = _option_values(args, frozenset({"--project"}))
+    words = [a.text for a in args if a.literal and not a.text.startswith("-") and a not in project]
+    name = _HOOKGATE_WRITES.get(tuple(words[:2]))  # type: ignore[arg-type]
+    if name is None:
+        return []
+    folder = project[0] if project else Word(".", True)
+    return [(Word(os.path.join(folder.text, ".hookgate", name), folder.literal), name == "stage.jsonl")]
 
 
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
@@ -419,9 +448,7 @@ _PYTHON = re.compile(r"python(\d+(\.\d+)?)?|py")
 def _command_targets(name: str, args: list[Word], stdin_bodies: list[str]) -> list[tuple[Word, bool]]:
     """(target, whether everything under it may change) for each file this command writes."""
     if name in _OPERAND_WRITERS:
-        recursive = name == "rmdir" or (name == "rm" and any(
-            a.literal and (a.text == "--recursive" or (a.text[:1] == "-" and a.text[1:2] != "-" and set(a.text) & {"r", "R"}))
-            for a in args))
+        recursive = name == "rmdir" or (name == "rm" and any(_is_recursive_flag(a) for a in args))
         return [(w, recursive) for w in _operands(args, _OPERAND_WRITERS[name])]
     if name in _COPIERS:
         return _copy_targets(name, args)
@@ -445,6 +472,11 @@ def _command_targets(name: str, args: list[Word], stdin_bodies: list[str]) -> li
             texts += stdin_bodies  # python reading its program from a here-document
         return [(Word(path, True), tree) for text in texts for path, tree in python_writes(text)]
     return []
+
+
+def _is_recursive_flag(arg: Word) -> bool:
+    text = arg.text
+    return arg.literal and (text == "--recursive" or (text[:2] != "--" and text[:1] == "-" and bool(set(text) & {"r", "R"})))
 
 
 def _operands(args: list[Word], takes_value: frozenset[str]) -> list[Word]:
@@ -555,10 +587,15 @@ def _find_targets(args: list[Word]) -> list[tuple[Word, bool]]:
 
 # -- writes inside other languages ---------------------------------------------------------------
 
-_PY_OPEN = re.compile(r"""\bopen\(\s*[rRbBuU]?(['"])([^'"]+)\1\s*,\s*(?:mode\s*=\s*)?[rRbB]?(['"])([^'"]*)\3""")
-_PY_PATH_WRITE = re.compile(r"""\bPath\(\s*[rR]?(['"])([^'"]+)\1\s*\)\s*\.\s*(write_text|write_bytes|touch|mkdir|unlink|rmdir|rename|replace|symlink_to|hardlink_to|open\(\s*['"][^'"]*[wax+])""")
-_PY_ONE_PATH = re.compile(r"""\b(?:os\.(?:remove|unlink|rmdir|removedirs|mkdir|makedirs|truncate)|shutil\.rmtree)\(\s*[rR]?(['"])([^'"]+)\1""")
-_PY_TWO_PATHS = re.compile(r"""\b(os\.rename|os\.replace|shutil\.(?:copy|copy2|copyfile|copytree|move))\(\s*[rR]?(['"])([^'"]+)\2\s*,\s*[rR]?(['"])([^'"]+)\4""")
+_PY_STR = r"""[rRbBuU]?(['"])([^'"]+)\{n}"""  # a literal string; {n} is its quote's group number
+_PY_OPEN = re.compile(r"\bopen\(\s*" + _PY_STR.format(n=1) + r"""\s*,\s*(?:mode\s*=\s*)?[rRbB]?(['"])([^'"]*)\3""")
+_PY_PATH_WRITE = re.compile(
+    r"\bPath\(\s*" + _PY_STR.format(n=1) + r"\s*\)\s*\.\s*(write_text|write_bytes|touch|mkdir|unlink|rmdir|rename|"
+    r"""replace|symlink_to|hardlink_to|open\(\s*['"][^'"]*[wax+])""")
+_PY_ONE_PATH = re.compile(r"\b(?:os\.(?:remove|unlink|rmdir|removedirs|mkdir|makedirs|truncate)|shutil\.rmtree)\(\s*"
+                          + _PY_STR.format(n=1))
+_PY_TWO_PATHS = re.compile(r"\b(os\.rename|os\.replace|shutil\.(?:copy|copy2|copyfile|copytree|move))\(\s*"
+                           + _PY_STR.format(n=2) + r"\s*,\s*" + _PY_STR.format(n=4))
 
 
 def python_writes(code: str) -> list[tuple[str, bool]]:

@@ -4,7 +4,8 @@ Seed 000's write rules only saw Write/Edit, so `echo x > e2e/t.gd`, `sed -i`, a 
 `python -c` walked around them, and a Bash append to stage.jsonl skipped the stage validation.
 Here every file a Bash command writes (read with a shell lexer, see shell.py) meets the same
 rules as a Write (permissions.write_denial), and stage.jsonl is never written by a shell command:
-completions go through `hookgate stage complete ROLE`.
+completions go through `hookgate stage complete ROLE`, which validates first (and, like `hookgate
+role set|clear`, counts as a write of the file it changes, so a subagent may not run it).
 
 What stays unseen: targets known only at run time ($VAR, $(...), globs expanded from variables),
 programs whose writes are not literal in the command (a script file, xargs, git, make), and
@@ -20,6 +21,7 @@ from ..engine.context import Context
 from ..engine.gate import Gate
 from ..model.events import Event
 from ..model.verdicts import Block, Verdict
+from .paths import file_name
 from .permissions import write_denial
 from .shell import DEVICES, ShellSyntaxError, Write, shell_writes
 from .stages import is_stage_log
@@ -49,15 +51,15 @@ def check_shell_writes(event: Event, ctx: Context) -> Verdict | None:
     for write in writes:
         if write.path.startswith(DEVICES):
             continue
-        ctx.record("file_write", file=_name(write.path), path=write.path, is_subagent=event.in_subagent, via="Bash",
+        ctx.record("file_write", file=file_name(write.path), path=write.path, is_subagent=event.in_subagent, via="Bash",
                    command=write.command)
         for path in _affected(write, str(ctx.project.root)):
-            if is_stage_log(path, event, ctx):
+            if is_stage_log(path, event, ctx) and not write.validated:
                 reasons.append(STAGE_LOG_BY_SHELL.format(role=role or "ROLE", command=write.command))
                 break
             reason = write_denial(path, event, role, ctx) if role is not None else None
             if reason:
-                reasons.append(f"{reason.format(file=_name(path), role=role)} (via `{write.command}`)")
+                reasons.append(f"{reason.format(file=file_name(path), role=role)} (via `{write.command}`)")
                 break
     if role is not None:
         for item in unknown:
@@ -76,14 +78,10 @@ GATES = (
         may_block=True,
         fail_mode="closed",
         priority=10,
-        needs=("block:PreToolUse", "subagent_identity:PreToolUse"),
+        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),  # without it: role rules only
         description="a shell command writing a file meets the write rules of a Write; stage.jsonl only via validation",
     ),
 )
-
-
-def _name(path: str) -> str:
-    return os.path.basename(path.rstrip("/")) or path
 
 
 def _affected(write: Write, root: str) -> list[str]:

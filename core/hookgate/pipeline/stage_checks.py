@@ -141,7 +141,8 @@ def _playable_unit_rows(section: str) -> tuple[list[str], list[str]]:
 def _unit_outcome(section: str) -> str:
     match = _UNIT_OUTCOME.search(section)
     value = match.group(1).strip() if match else ""
-    if value.lower() in ("n/a", "none", "deferred", "not applicable") or (value.startswith("{") and value.endswith("}")):
+    placeholder = value.startswith("{") and value.endswith("}")
+    if value.lower() in ("n/a", "none", "deferred", "not applicable") or placeholder:
         return ""
     return value
 
@@ -171,7 +172,8 @@ def tag_archived(root: Path) -> list[str]:
     if error:
         return [f"docs/tags/{tag}/evidence/manifest.json {error}: the archive was never sealed"]
     if not isinstance(manifest, dict) or manifest.get("sealed") is not True:
-        return [f'docs/tags/{tag}/evidence/manifest.json does not say "sealed": true: the archive is a partial finalize']
+        return [f'docs/tags/{tag}/evidence/manifest.json does not say "sealed": true: '
+                'the archive is a partial finalize']
     index = _read(root / "docs" / "tags" / "README.md")
     if index is None:
         return ["docs/tags/README.md not found: the parent tag index is written when sealing"]

@@ -44,7 +44,8 @@ def stage_schemas(project: Project, pipeline: Pipeline) -> dict[str, StageSchema
     except msgspec.DecodeError as exc:
         raise ConfigError(f"not valid JSON: {exc}", str(path)) from None
     if not isinstance(entries, dict):
-        raise ConfigError(f"expected an object of role -> {{files, checks}}, got {type(entries).__name__} - at `$`", str(path))
+        raise ConfigError(f"expected an object of role -> {{files, checks}}, got {type(entries).__name__} - at `$`",
+                          str(path))
     override: dict[str, StageSchema] = {}
     for role, value in entries.items():
         try:
@@ -184,7 +185,7 @@ GATES = (
         may_block=True,
         fail_mode="closed",
         priority=20,
-        needs=("block:PreToolUse", "context:PreToolUse"),
+        needs=("block:PreToolUse", "context:PreToolUse?"),  # the context is the next-role hint
         description="validates a role's outputs before its completion enters stage.jsonl; names the next role",
     ),
     Gate(

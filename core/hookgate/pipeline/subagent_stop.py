@@ -172,7 +172,7 @@ GATES = (
         may_block=True,
         fail_mode="closed",
         block_limit=BlockLimit(per="agent", limit=2),
-        needs=("block:SubagentStop", "event:SubagentStart"),
+        needs=("block:SubagentStop", "fires:SubagentStart?"),  # without it: the stop's agent_type or report
         description="a pipeline subagent's report has its role's sections, outcome block and substance",
     ),
 )

@@ -73,6 +73,18 @@ class SessionStore:
 
         return self.update(increment)
 
+    def spend(self, key: str, budget: int) -> bool:
+        """One locked step: below `budget`, count one more use and return True; at it, start the
+        count over and return False (the caller releases, and the next chain has a full budget)."""
+
+        def attempt(state: dict[str, Any]) -> bool:
+            counters = state.setdefault("counters", {})
+            used = int(counters.get(key, 0))
+            counters[key] = used + 1 if used < budget else 0
+            return used < budget
+
+        return self.update(attempt)
+
     def reset(self) -> None:
         """A new session starts from nothing (seed 000 session_start)."""
         with locked.exclusive(self._lock):
