@@ -41,6 +41,8 @@ def cell(row: Row, runtime: Runtime) -> Cell:
         elif all(c.level == "degraded" for _, c in live):
             how.extend(f"{e}: {c.note}" for e, c in live)
     for need in row.needs:
+        if need.capability == "fires" and need.event in row.events:
+            continue  # said above
         capability = runtime.capability(need.capability, need.event)
         label = f"{need.capability.replace('_', ' ')} on {need.event}"
         if capability.level == "degraded":
@@ -48,7 +50,7 @@ def cell(row: Row, runtime: Runtime) -> Cell:
         elif capability.level == "none":
             (how if need.optional else why).append(f"no {label}: {capability.note}")
     status: Status = "not enforceable" if why else "degraded" if how else "enforced"
-    return Cell(row=row.id, runtime=runtime.runtime, status=status, notes=tuple(why or how))
+    return Cell(row=row.id, runtime=runtime.runtime, status=status, notes=tuple(dict.fromkeys(why or how)))
 
 
 def compute() -> Matrix:
