@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUNTIMES := parity-tests/runtimes
 
-.PHONY: demo test unit real bench runtimes venv clean
+.PHONY: demo test unit real bench runtimes venv chromium clean
 
 demo: venv                      ## the main job: a scripted pipeline session, gates firing
 	$(BIN)/hookgate demo
 
-test: venv runtimes             ## the whole suite: unit tests, payload tier and real-runtime tier
+test: venv runtimes chromium    ## the whole suite: unit tests, payload tier and real-runtime tier
 	$(BIN)/python -m pytest
 
 unit: venv                      ## fast tests only (no real runtime binaries)
@@ -33,6 +33,9 @@ runtimes: $(RUNTIMES)/node_modules/.installed
 $(RUNTIMES)/node_modules/.installed: $(RUNTIMES)/package.json $(RUNTIMES)/package-lock.json
 	cd $(RUNTIMES) && npm install --no-audit --no-fund
 	touch $@
+
+chromium:                       ## Debian's Chromium, to check that the parity page renders
+	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
 clean:
 	rm -rf $(VENV) $(RUNTIMES)/node_modules benchmarks/.venv

@@ -10,6 +10,7 @@ import msgspec
 from .matrix import Cell, Matrix
 
 MARK = {"enforced": "✅ enforced", "degraded": "🟡 degraded", "not enforceable": "⛔ not enforceable"}
+# the page colours its cells, so it needs no symbols (and no emoji font)
 TITLE = "hookgate parity report"
 INTRO = ("Computed by `hookgate parity` from the runtime capability tables (`core/hookgate/parity/runtimes/`) "
          "and the needs each gate declares; never written by hand. Each cell names the test that shows it: "
@@ -71,7 +72,7 @@ def as_json(matrix: Matrix) -> bytes:
 
 CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem; color: #1d1d1f; }
-table { border-collapse: collapse; margin: 0 0 2rem; width: 100%; }
+table { border-collapse: collapse; margin: 0 0 2rem; width: 100%; table-layout: fixed; }
 th, td { border: 1px solid #d0d0d5; padding: .45rem .6rem; vertical-align: top; text-align: left; }
 th { background: #f4f4f6; }
 td.enforced { background: #e3f6e8; }
@@ -89,7 +90,7 @@ def page(matrix: Matrix) -> str:
     esc = html.escape
     parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{TITLE}</title>",
              f"<style>{CSS}</style></head><body><h1>{TITLE}</h1><p>{esc(INTRO)}</p>", "<table><tr><th>runtime</th>"]
-    parts += [f"<th>{esc(s)}</th>" for s in MARK] + ["</tr>"]
+    parts += [f"<th>{esc(s)}</th>" for s in MARK] + ["</tr>"]  # the summary
     for label, tally in _summary(matrix):
         parts.append(f"<tr><td>{esc(label)}</td>" + "".join(f"<td>{tally[s]}</td>" for s in MARK) + "</tr>")
     parts.append("</table>")
@@ -104,7 +105,7 @@ def page(matrix: Matrix) -> str:
                 proof = (f"<span class=proof>test: {esc(cell.proof)}</span>" if cell.proof
                          else "<span class='proof missing'>no test</span>")
                 parts.append(f"<td class='{cell.status.replace(' ', '-')}' data-row='{esc(row.id)}' "
-                             f"data-runtime='{esc(rt.runtime)}'><span class=status>{esc(MARK[cell.status])}</span>"
+                             f"data-runtime='{esc(rt.runtime)}'><span class=status>{esc(cell.status)}</span>"
                              f"{notes}{proof}</td>")
             parts.append("</tr>")
         parts.append("</table>")
