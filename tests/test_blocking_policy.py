@@ -44,6 +44,8 @@ ESSENTIAL_BLOCKERS = {
     "core/hookgate/commandhooks/gate.py": "a project's command hook refusing on an event seed 002 lets block",
     "core/hookgate/registry/__init__.py": "a policy file that does not load: its rules are unknown, so gating events are refused",
     "core/hookgate/registry/chain.py": "a registered hook's block/retry on a gating event, or its failure there",
+    "adapters/opencode-plugin/index.js": "carries the core's refusal out the way OpenCode allows (throw), and refuses a patch it cannot read",
+    "adapters/opencode-plugin/lib/failmode.js": "the core down or too slow: a gate's closed fail mode refuses, as the core would",
 }
 
 BLOCKING_PRIMITIVES = re.compile(
@@ -54,8 +56,11 @@ BLOCKING_PRIMITIVES = re.compile(
     r"|behavior\W{1,6}deny"                    # PermissionRequest refusal
     r"|exit_code=2|\bexit 2\b|\breturn 2\b"    # exit code 2 refuses on every stdin runtime
     r"|throw new Error"                        # the OpenCode plugin refuses by throwing
+    r"|kind:\s*[\"']block"                      # ... a refusing verdict built in the plugin
 )
 SCANNED = ("core/hookgate", "adapters")
+# read answers or describe them, never produce one: the demo, the parity report, test support
+NOT_ON_DECISION_PATH = ("core/hookgate/demo/", "core/hookgate/parity/", "adapters/opencode-plugin/test")
 
 
 def files_with_blocking_primitives() -> set[str]:
@@ -67,6 +72,8 @@ def files_with_blocking_primitives() -> set[str]:
             relative = path.relative_to(ROOT).as_posix()
             if relative.startswith("core/hookgate/cli/") and relative != "core/hookgate/cli/hook.py":
                 continue  # commands' own exit codes, not hook answers
+            if relative.startswith(NOT_ON_DECISION_PATH):
+                continue
             if BLOCKING_PRIMITIVES.search(_code_only(path)):
                 found.add(relative)
     return found
