@@ -152,6 +152,14 @@ def test_fail_blocks_only_when_a_gate_of_that_event_fails_closed(ctx):
     assert engine.fail("", "bad json", ctx).verdict == Allow()
 
 
+def test_an_unreadable_payload_keeps_the_bound_of_a_closed_gate(ctx):
+    engine = Engine([Gate(id="done", events=("Stop",), check=lambda e, c: None, may_block=True, fail_mode="closed",
+                          block_limit=BlockLimit(per="session", limit=2))])
+    kinds = [engine.fail("Stop", "truncated", ctx).verdict.kind for _ in range(3)]
+    assert kinds == ["block", "block", "context"]
+    assert any(r["event"] == "hook_force_allow" and r["outcome_kind"] == "unverified" for r in ctx.records)
+
+
 @pytest.mark.parametrize("kw, message", [
     ({"fail_mode": "closed"}, "must be may_block"),
     ({"events": ("PreToolUze",)}, "unknown or missing events"),
