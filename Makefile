@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUNTIMES := parity-tests/runtimes
 
-.PHONY: demo test unit real bench runtimes venv clean
+.PHONY: demo test unit real bench runtimes venv clean js js-test
 
 demo: venv                      ## the main job: a scripted pipeline session, gates firing
 	$(BIN)/hookgate demo
 
-test: venv runtimes             ## the whole suite: unit tests, payload tier and real-runtime tier
+test: venv runtimes js-test     ## the whole suite: unit tests, payload tier and real-runtime tier
 	$(BIN)/python -m pytest
 
 unit: venv                      ## fast tests only (no real runtime binaries)
@@ -34,5 +34,14 @@ $(RUNTIMES)/node_modules/.installed: $(RUNTIMES)/package.json $(RUNTIMES)/packag
 	cd $(RUNTIMES) && npm install --no-audit --no-fund
 	touch $@
 
+js: node_modules/.installed
+
+node_modules/.installed: package.json package-lock.json adapters/opencode-plugin/package.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+js-test: venv js                ## the OpenCode plugin's own tests (node --test), against this checkout's core
+	HOOKGATE_COMMAND=$(CURDIR)/$(BIN)/hookgate npm test --workspaces
+
 clean:
-	rm -rf $(VENV) $(RUNTIMES)/node_modules benchmarks/.venv
+	rm -rf $(VENV) $(RUNTIMES)/node_modules benchmarks/.venv node_modules

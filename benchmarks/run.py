@@ -83,10 +83,38 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
     }
 
 
+def opencode_hook(python: Path, calls: int) -> dict[str, object]:
+    """tool.execute.before -> core -> verdict through the real plugin under Node, against one Python
+    process per call (what GodotMaker's adapter does), interleaved in the same run."""
+    hookgate = python.with_name("hookgate")
+    with tempfile.TemporaryDirectory(prefix="hookgate-bench-oc-") as tmp:
+        root = Path(tmp)
+        (root / ".hookgate").mkdir()
+        (root / ".hookgate" / "current_role").write_text("build\n")
+        done = subprocess.run(["node", str(ROOT / "benchmarks" / "opencode_bench.mjs"), str(hookgate), str(root), str(calls)],
+                              capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        raise SystemExit(f"opencode benchmark failed ({done.returncode}): {done.stderr[-1000:]}")
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    plugin, spawned = figures["plugin"], figures["process_per_call"]
+    return {
+        "ms": {
+            "plugin -> core p50": round(plugin["p50_ms"], 3), "plugin -> core p99": round(plugin["p99_ms"], 3),
+            "process per call p50": round(spawned["p50_ms"], 2), "process per call p99": round(spawned["p99_ms"], 2),
+        },
+        "ratios": {
+            "process per call / plugin, p50": round(spawned["p50_ms"] / plugin["p50_ms"], 1),
+            "process per call / plugin, p99": round(spawned["p99_ms"] / plugin["p99_ms"], 1),
+        },
+        "calls": plugin["calls"],
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "latest.json")
+    parser.add_argument("--opencode-calls", type=int, default=300, help="interleaved calls per side in the OpenCode section")
     ns = parser.parse_args()
     python = bench_python()
     results = {"stdin_hook": stdin_hook(python, ns.rounds), "machine": {"cpus": os.cpu_count()}}
@@ -95,6 +123,12 @@ def main() -> int:
         print(f"  {name:<34} {ms:8.1f} ms")
     for name, ratio in results["stdin_hook"]["ratios"].items():
         print(f"  {name:<34} {ratio:8.2f}x")
+    results["opencode_hook"] = opencode = opencode_hook(python, ns.opencode_calls)
+    print(f"\nOpenCode tool.execute.before -> verdict, {opencode['calls']} interleaved calls per side")
+    for name, ms in opencode["ms"].items():
+        print(f"  {name:<34} {ms:8.2f} ms")
+    for name, ratio in opencode["ratios"].items():
+        print(f"  {name:<34} {ratio:8.1f}x")
     ns.json.parent.mkdir(parents=True, exist_ok=True)
     ns.json.write_text(json.dumps(results, indent=2) + "\n")
     print(f"\nwritten: {ns.json.relative_to(ROOT) if ns.json.is_relative_to(ROOT) else ns.json}")

@@ -40,7 +40,18 @@ class Say:
     text: str
 
 
-Step = Call | Say
+@dataclass(frozen=True)
+class Either:
+    """`then` if the latest user-authored text contains `when`, else `otherwise`. Steps count
+    tool-call turns only, so when a hook holds a stop by sending a user message (OpenCode), the
+    model is asked the same step again: this is how a script answers the hold."""
+
+    when: str
+    then: "Call | Say"
+    otherwise: "Call | Say"
+
+
+Step = Call | Say | Either
 
 
 @dataclass
@@ -51,7 +62,7 @@ class Request:
     scenario: str | None
     step: int
     tool_results: list[str]
-    reply: Step | None = None
+    reply: Call | Say | None = None
 
     @property
     def user_texts(self) -> list[str]:
@@ -114,7 +125,7 @@ class FakeModel:
         return results
 
     # -- one request -----------------------------------------------------------------------
-    def reply_for(self, api: str, path: str, body: dict[str, Any]) -> Step:
+    def reply_for(self, api: str, path: str, body: dict[str, Any]) -> Call | Say:
         dialect = API[api]
         scenario = next((m.group(1) for t in dialect.user_texts(body) for m in [MARKER.search(t)] if m), None)
         step = dialect.tool_turns(body)
@@ -124,13 +135,16 @@ class FakeModel:
         else:
             script = self.scripts.get(scenario or "", [])
             reply = script[step] if step < len(script) else Say(f"Scenario {scenario} done.")
+            if isinstance(reply, Either):
+                texts = dialect.user_texts(body)
+                reply = reply.then if texts and reply.when in texts[-1] else reply.otherwise
             reply = _fill(reply, results[-1] if results else "")
         with self._lock:
             self.requests.append(Request(api, path, body, scenario, step, results, reply))
         return reply
 
 
-def _fill(step: Step, last_output: str) -> Step:
+def _fill(step: Call | Say, last_output: str) -> Call | Say:
     def sub(text: str) -> str:
         text = text.replace("{{last_output}}", last_output)
 

@@ -10,6 +10,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("hookgate.cli.hook", "stdin adapter: one payload in, the runtime's answer out"),
     "install": ("hookgate.cli.install", "merge hookgate's registrations into a runtime's config"),
     "uninstall": ("hookgate.cli.install", "remove exactly what install added"),
+    "serve": ("hookgate.cli.serve", "JSON-RPC 2.0 core on stdin/stdout (the OpenCode plugin runs it)"),
     "role": ("hookgate.cli.role", "set, clear or show the active pipeline role"),
     "stage": ("hookgate.cli.stage", "validate a pipeline role's outputs, then record its completion"),
     "metrics": ("hookgate.cli.metrics", "list sessions, or write a readable HTML report of one"),

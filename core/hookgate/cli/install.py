@@ -14,6 +14,7 @@ from pathlib import Path
 INSTALLERS = {
     "claude": "hookgate_claude.settings",
     "codex": "hookgate_codex.registration",
+    "opencode": "hookgate.installers.opencode",
 }
 
 

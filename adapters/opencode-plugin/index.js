@@ -1,0 +1,226 @@
+// opencode-hookgate: OpenCode's hooks, decided by the hookgate core.
+//
+// Every hook is translated to a canonical event (lib/translate.js), decided by one long-running
+// `hookgate serve --stdio` (lib/core.js), and the verdict carried out the way OpenCode allows:
+//
+//   tool.execute.before            PreToolUse        refusal: throw Error(reason), the model sees it
+//   tool.execute.after             PostToolUse       context / refusal appended to the tool output
+//   event session.created          SessionStart      (a child session: SubagentStart, and the
+//                                                     sessionID -> {parent, agent} map is updated)
+//   chat.message                   UserPromptSubmit  refusal: throw; context appended to the prompt
+//   experimental.text.complete     Stop/SubagentStop on the turn's final text (no tool call in it):
+//                                                     a refusal holds the session by queueing the
+//                                                     reason as a user message, inside the loop
+//   event session.idle             Stop/SubagentStop for a turn that ended without text (re-prompt
+//                                                     through the client; a child's refusal reaches
+//                                                     the parent with the task's result)
+//   experimental.session.compacting PreCompact       context added to the compaction prompt
+//   event permission.asked         PermissionRequest refusal: answered "reject" through the client
+//
+// When the core is down or too slow, each gate's fail mode decides (lib/failmode.js); no hook
+// waits past its deadline.
+
+import { CoreClient, coreCommand } from "./lib/core.js"
+import { failVerdict } from "./lib/failmode.js"
+import { Sessions } from "./lib/sessions.js"
+import * as t from "./lib/translate.js"
+
+const PLUGIN_VERSION = "0.1.0"
+const HOLD = "hookgate-hold" // marks the user messages this plugin queues to hold a session
+
+/**
+ * @param {any} input OpenCode's PluginInput ({client, directory, worktree, ...})
+ * @param {{command?: string | string[], timeoutMs?: number}} [options] from the registration
+ */
+export const HookgatePlugin = async (input, options = {}) => {
+  const { client, directory } = input
+  const log = (level, text) => {
+    const message = text.startsWith("hookgate") ? text : `hookgate: ${text}`
+    Promise.resolve(client?.app?.log?.({ body: { service: "hookgate", level, message } })).catch(() => {})
+    if (level !== "info" && !client?.app?.log) console.error(message)
+  }
+  const core = new CoreClient({
+    command: coreCommand(options), cwd: directory, timeoutMs: options.timeoutMs, log,
+    clientInfo: { plugin: PLUGIN_VERSION },
+  })
+  const sessions = new Sessions(client, log)
+  /** per session: the last user message, the one whose turn a stop was decided for, whether held */
+  const turns = new Map()
+  const turn = (id) => turns.get(id) ?? turns.set(id, { lastUser: null, stopFor: undefined, held: false }).get(id)
+  const starts = new Map() // session -> the SessionStart/SubagentStart decision in flight
+  const startContext = new Map() // session -> context a start verdict wants the model to see
+  const callContext = new Map() // tool call -> context its PreToolUse verdict wants the model to see
+  const childStops = new Map() // child session -> its SubagentStop decision (for the parent's task result)
+
+  async function decide(event) {
+    let verdict
+    try {
+      verdict = await core.evaluate(event)
+    } catch (error) {
+      verdict = failVerdict(core.capabilities, event, error.message)
+      log("warn", `${event.hook_event_name}: ${error.message}; ${verdict.kind === "block" ? "failing closed" : "failing open"}`)
+    }
+    if (verdict.message) notify(verdict.message)
+    return verdict
+  }
+
+  function notify(message) {
+    log("warn", message)
+    Promise.resolve(client?.tui?.showToast?.({ body: { message, variant: "warning" } })).catch(() => {})
+  }
+
+  async function who(sessionID) {
+    const resolved = await sessions.resolve(sessionID)
+    // a session's start (and its root's) is decided before anything done in it
+    await Promise.all([starts.get(resolved.root), starts.get(sessionID)])
+    return resolved
+  }
+
+  const holdParts = (verdict) => [{ type: "text", text: t.holdText(verdict), metadata: { [HOLD]: true } }]
+
+  /** Keep a session going: its loop is still running, so a queued user message makes it go on. */
+  async function holdSession(sessionID, verdict) {
+    const answer = await client.session.prompt({ path: { id: sessionID }, body: { noReply: true, parts: holdParts(verdict) } })
+      .catch((error) => ({ error: error?.message ?? error }))
+    if (answer?.error) log("error", `could not hold session ${sessionID} (${JSON.stringify(answer.error)}); it stops unheld`)
+  }
+
+  /** Stop (or SubagentStop) for the turn that just ended, once per turn. */
+  async function stopTurn(sessionID, text, stage) {
+    const state = turn(sessionID)
+    if (state.stopFor === state.lastUser) return null
+    state.stopFor = state.lastUser
+    const event = t.stop(text, state.held, await who(sessionID), directory)
+    const verdict = await decide(event)
+    state.held = t.refuses(verdict)
+    if (state.held && stage === "in-loop") await holdSession(sessionID, verdict)
+    return verdict
+  }
+
+  async function onSessionCreated(info) {
+    sessions.note(info)
+    const resolved = await sessions.resolve(info.id)
+    if (resolved.agentId) await starts.get(resolved.root) // SessionStart resets the session first
+    const event = resolved.agentId ? t.subagentStart(resolved, directory) : t.sessionStart(resolved, directory)
+    const verdict = await decide(event)
+    if (verdict.context) startContext.set(info.id, verdict.context)
+  }
+
+  async function onIdle(sessionID) {
+    const state = turn(sessionID)
+    if (state.stopFor === state.lastUser) return
+    const messages = await client.session.messages({ path: { id: sessionID } }).catch(() => null)
+    const last = [...(messages?.data ?? [])].reverse().find((m) => m.info?.role === "assistant")
+    const verdict = await stopTurn(sessionID, t.messageText(last?.parts), "idle")
+    if (!verdict || !t.refuses(verdict) || sessions.isChild(sessionID)) return verdict
+    // the loop has ended: queue the reason as a new prompt (works while OpenCode keeps running;
+    // `opencode run` exits on idle, which is why the in-loop hold above is the main path)
+    await client.session.promptAsync({ path: { id: sessionID }, body: { parts: holdParts(verdict) } })
+    return verdict
+  }
+
+  async function onPermission(asked) {
+    const verdict = await decide(t.permissionRequest(asked, await who(asked.sessionID), directory))
+    if (!t.refuses(verdict)) return // no opinion: OpenCode's own permission rules and dialog decide
+    const reply = { path: { id: asked.sessionID, permissionID: asked.id }, body: { response: "reject" } }
+    const answer = client.postSessionIdPermissionsPermissionId
+      ? await client.postSessionIdPermissionsPermissionId(reply)
+      : await client.permission?.reply?.({ requestID: asked.id, reply: "reject" })
+    if (answer?.error) log("warn", `could not answer permission ${asked.id}: ${JSON.stringify(answer.error)}`)
+  }
+
+  function guard(what, promise) {
+    promise.catch((error) => log("error", `${what} failed: ${error?.message ?? error}`))
+    return promise
+  }
+
+  return {
+    "tool.execute.before": async (input, output) => {
+      const resolved = await who(input.sessionID)
+      const events = input.tool === "apply_patch" ? t.patchEvents(input, output.args, resolved, directory)
+        : [t.preToolUse(input, output.args, resolved, directory)]
+      if (!events) throw new Error("hookgate cannot tell which files this apply_patch changes, so it is not applied")
+      const verdict = t.combined(await Promise.all(events.map(decide)))
+      if (t.refuses(verdict)) throw new Error(t.refusal(verdict))
+      if (verdict.kind === "modify") {
+        // the whole input is replaced, as Claude Code's updatedInput; OpenCode 1.18.33 runs the
+        // tool with these very args (checked on the real binary), so they are edited in place
+        const next = t.openCodeArgs(verdict.updated_input)
+        try {
+          for (const key of Object.keys(output.args)) if (!(key in next)) delete output.args[key]
+          Object.assign(output.args, next)
+        } catch (error) {
+          throw new Error(`hookgate had to rewrite this call's input, which OpenCode refused (${error.message}); not run`)
+        }
+      }
+      if (verdict.context) callContext.set(input.callID, verdict.context)
+    },
+
+    "tool.execute.after": async (input, output) => {
+      const resolved = await who(input.sessionID)
+      const verdict = await decide(t.postToolUse(input, output, resolved, directory))
+      const notes = [callContext.get(input.callID), t.modelNote(verdict)]
+      callContext.delete(input.callID)
+      const child = input.tool === "task" ? output?.metadata?.sessionId : null
+      const childStop = child ? await childStops.get(child) : null
+      if (childStop && t.refuses(childStop)) {
+        notes.push(`[hookgate] The subagent stopped although ${t.refusal(childStop)}\n(resume it with task_id "${child}" to fix this)`)
+      }
+      const text = notes.filter(Boolean).join("\n")
+      if (text && typeof output.output === "string") output.output += `\n\n${text}`
+    },
+
+    "chat.message": async (input, output) => {
+      const sessionID = input.sessionID
+      sessions.noteAgent(sessionID, input.agent)
+      const state = turn(sessionID)
+      state.lastUser = output.message?.id ?? `${Date.now()}`
+      if (output.parts?.some((p) => p?.metadata?.[HOLD])) return // our own hold, not the user's prompt
+      state.held = false
+      const verdict = await decide(t.userPromptSubmit(output.parts, await who(sessionID), directory))
+      if (t.refuses(verdict)) throw new Error(t.refusal(verdict))
+      const context = [startContext.get(sessionID), verdict.context].filter(Boolean).join("\n")
+      startContext.delete(sessionID)
+      const part = output.parts?.find((p) => p?.type === "text")
+      if (context && part) part.text += `\n\n[hookgate] ${context}`
+    },
+
+    "experimental.text.complete": async (input, output) => {
+      // the end of a turn is a final text with no tool call beside it; the loop is still running,
+      // so a queued user message makes it go on
+      const message = await client.session.message({ path: { id: input.sessionID, messageID: input.messageID } }).catch(() => null)
+      if (!message?.data || message.data.parts?.some((p) => p.type === "tool")) return
+      await stopTurn(input.sessionID, output.text, "in-loop")
+    },
+
+    "experimental.session.compacting": async (input, output) => {
+      const verdict = await decide(t.preCompact(await who(input.sessionID), directory))
+      if (t.refuses(verdict)) throw new Error(t.refusal(verdict))
+      if (verdict.context) output.context?.push(verdict.context)
+    },
+
+    // not awaited by OpenCode: each branch registers what later hooks must wait for, synchronously
+    event: async ({ event }) => {
+      const props = event?.properties ?? {}
+      if (event?.type === "session.created" && props.info) {
+        starts.set(props.info.id, guard("session start", onSessionCreated(props.info)))
+      } else if (event?.type === "session.updated" && props.info && !sessions.known.has(props.info.id)) {
+        sessions.note(props.info)
+      } else if (event?.type === "session.idle" && props.sessionID) {
+        const decided = guard("stop", onIdle(props.sessionID))
+        if (sessions.isChild(props.sessionID)) childStops.set(props.sessionID, decided.catch(() => null))
+      } else if (event?.type === "session.deleted" && props.info?.id) {
+        for (const map of [turns, starts, startContext, childStops]) map.delete(props.info.id)
+      } else if (event?.type === "permission.asked") {
+        guard("permission request", onPermission(props))
+      }
+    },
+
+    dispose: async () => {
+      await core.dispose()
+    },
+  }
+}
+
+// OpenCode calls every export of a plugin module as a plugin: export nothing else here
+export default HookgatePlugin

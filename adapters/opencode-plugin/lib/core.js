@@ -1,0 +1,226 @@
+// The JSON-RPC 2.0 client of the hookgate core (`hookgate serve --stdio`), after the MCP client:
+// the core is spawned lazily on the first request, every request waits in a map of pending
+// requests under its own deadline, all of them are rejected when the process goes away, and the
+// next request starts a new one. Frames are newline-delimited JSON on the child's stdin/stdout.
+
+import { spawn as spawnProcess } from "node:child_process"
+
+export const PROTOCOL_VERSION = 1
+export const DEFAULT_TIMEOUT_MS = 10_000
+const SHUTDOWN_GRACE_MS = 2_000
+// after a start that failed, requests fail at once for this long (doubling up to the cap), so a
+// broken install is not respawned on every tool call
+const BACKOFF_MS = [250, 500, 1_000, 2_000, 5_000]
+
+/** The core's argv: the registration's `command`, else $HOOKGATE_COMMAND, else `hookgate` on PATH. */
+export function coreCommand(options = {}, env = process.env) {
+  const given = options.command ?? env.HOOKGATE_COMMAND
+  const base = Array.isArray(given) ? given : given ? [given] : ["hookgate"]
+  return base.includes("serve") ? base : [...base, "serve", "--stdio"]
+}
+
+export class CoreUnavailable extends Error {
+  constructor(message) {
+    super(message)
+    this.name = "CoreUnavailable"
+  }
+}
+
+/**
+ * @typedef {object} CoreOptions
+ * @property {string[]} command argv of the core, e.g. ["/venv/bin/hookgate", "serve", "--stdio"]
+ * @property {string} [cwd]
+ * @property {Record<string, string | undefined>} [env]
+ * @property {number} [timeoutMs] a fixed per-request deadline (default: the core's per event)
+ * @property {Record<string, unknown>} [clientInfo] sent with initialize
+ * @property {(level: string, message: string) => void} [log]
+ * @property {(caps: any) => void} [onCapabilities]
+ * @property {typeof spawnProcess} [spawn]
+ */
+
+function withinDeadline(promise, deadline) {
+  let timer
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new CoreUnavailable(`no answer from the core within ${deadline.budgetMs} ms`)),
+      Math.max(0, deadline.at - Date.now()))
+  })
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+}
+
+export class CoreClient {
+  /** @param {CoreOptions} options */
+  constructor(options) {
+    this.options = options
+    this.log = options.log ?? (() => {})
+    this.child = null
+    this.starting = null
+    this.nextId = 0
+    /** @type {Map<number, {resolve: Function, reject: Function, timer: any}>} */
+    this.pending = new Map()
+    this.capabilities = undefined
+    this.server = undefined
+    this.failedStarts = 0
+    this.retryAt = 0
+    this.disposed = false
+  }
+
+  /** The deadline for one event: the fixed one, or what the core said its gates may take. */
+  timeoutFor(eventName) {
+    return this.options.timeoutMs ?? this.capabilities?.events?.[eventName]?.timeout_ms ?? DEFAULT_TIMEOUT_MS
+  }
+
+  /** Evaluate one canonical event; the verdict, or a CoreUnavailable when there is none in time. */
+  async evaluate(event) {
+    return this.request("evaluate", { event }, this.timeoutFor(event.hook_event_name))
+  }
+
+  /** One request; starting the core, if needed, counts against the same budget. */
+  async request(method, params, budgetMs = DEFAULT_TIMEOUT_MS) {
+    const deadline = { at: Date.now() + budgetMs, budgetMs }
+    const child = await this.ensureStarted(deadline)
+    return this.send(child, method, params, deadline)
+  }
+
+  ensureStarted(deadline) {
+    if (this.disposed) return Promise.reject(new CoreUnavailable("the plugin was disposed"))
+    if (this.child && this.server) return Promise.resolve(this.child)
+    if (!this.starting) {
+      if (Date.now() < this.retryAt) {
+        return Promise.reject(new CoreUnavailable(`the core failed to start ${this.failedStarts} time(s); next try in ${this.retryAt - Date.now()} ms`))
+      }
+      this.starting = this.start(deadline).finally(() => { this.starting = null })
+    }
+    return withinDeadline(this.starting, deadline) // a start begun by another request has its own
+  }
+
+  async start(deadline) {
+    const [program, ...args] = this.options.command
+    const child = (this.options.spawn ?? spawnProcess)(program, args, {
+      cwd: this.options.cwd, env: this.options.env ?? process.env, stdio: ["pipe", "pipe", "pipe"],
+    })
+    this.child = child
+    this.attach(child)
+    try {
+      const info = await this.send(child, "initialize", {
+        protocol: PROTOCOL_VERSION, runtime: "opencode", versions: this.options.clientInfo ?? {},
+      }, deadline)
+      this.server = info.server
+      this.setCapabilities(info.capabilities)
+      this.failedStarts = 0
+      this.log("info", `hookgate core ${info.server?.version} started (pid ${info.server?.pid}) for ${info.project}`)
+      if (info.error) this.log("warn", info.error)
+      return child
+    } catch (error) {
+      this.failedStarts += 1
+      this.retryAt = Date.now() + BACKOFF_MS[Math.min(this.failedStarts, BACKOFF_MS.length) - 1]
+      this.kill(child) // a core that does not answer initialize in time is of no use
+      throw error instanceof CoreUnavailable ? error : new CoreUnavailable(`the core did not start: ${error.message}`)
+    }
+  }
+
+  attach(child) {
+    let buffer = ""
+    child.stdout.setEncoding("utf8")
+    child.stdout.on("data", (chunk) => {
+      buffer += chunk
+      let newline
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline).trim()
+        buffer = buffer.slice(newline + 1)
+        if (line) this.receive(line)
+      }
+    })
+    let errors = ""
+    child.stderr.setEncoding("utf8")
+    child.stderr.on("data", (chunk) => {
+      errors += chunk
+      const lines = errors.split("\n")
+      errors = lines.pop() ?? ""
+      for (const line of lines) if (line.trim()) this.log("warn", line)
+    })
+    child.stdin.on("error", () => {}) // EPIPE when the core died; its exit rejects what is pending
+    child.on("error", (error) => this.gone(child, `could not run ${this.options.command[0]}: ${error.message}`))
+    child.on("exit", (code, signal) => this.gone(child, `the core exited (${signal ? "signal " + signal : "code " + code})`))
+    // the core must never keep OpenCode (or a test) alive; pending requests hold their own timers
+    child.unref?.()
+    for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.unref?.()
+  }
+
+  receive(line) {
+    let message
+    try {
+      message = JSON.parse(line)
+    } catch {
+      this.log("warn", `hookgate core sent a line that is not JSON: ${line.slice(0, 200)}`)
+      return
+    }
+    if (message.id === undefined || message.id === null) {
+      if (message.method === "policy/reloaded") {
+        if (message.params?.capabilities) this.setCapabilities(message.params.capabilities)
+        this.log(message.params?.ok ? "info" : "warn",
+          message.params?.ok ? `policy reloaded (generation ${message.params.generation})` : `policy reload failed: ${message.params?.error}`)
+      } else if (message.error) {
+        this.log("warn", `hookgate core: ${message.error.message}`)
+      }
+      return
+    }
+    const waiting = this.pending.get(message.id)
+    if (!waiting) return // answered after its deadline: the hook already went on without it
+    this.pending.delete(message.id)
+    clearTimeout(waiting.timer)
+    if (message.error) waiting.reject(new CoreUnavailable(`the core refused ${message.error.code}: ${message.error.message}`))
+    else waiting.resolve(message.result)
+  }
+
+  send(child, method, params, deadline) {
+    return new Promise((resolve, reject) => {
+      if (child.exitCode !== null || child.signalCode !== null || child !== this.child) {
+        return reject(new CoreUnavailable("the core is not running"))
+      }
+      const id = ++this.nextId
+      const timer = setTimeout(() => {
+        this.pending.delete(id)
+        reject(new CoreUnavailable(`no answer from the core within ${deadline.budgetMs} ms`))
+      }, Math.max(0, deadline.at - Date.now()))
+      this.pending.set(id, { resolve, reject, timer })
+      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n")
+    })
+  }
+
+  setCapabilities(capabilities) {
+    this.capabilities = capabilities
+    this.options.onCapabilities?.(capabilities)
+  }
+
+  gone(child, why) {
+    if (child !== this.child) return
+    this.child = null
+    this.server = undefined
+    if (!this.disposed) this.log("warn", `${why}; it is started again on the next event`)
+    for (const [id, waiting] of this.pending) {
+      clearTimeout(waiting.timer)
+      waiting.reject(new CoreUnavailable(why))
+      this.pending.delete(id)
+    }
+  }
+
+  kill(child) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+    this.gone(child, "the core was stopped")
+  }
+
+  /** Ask the core to shut down (it answers what is in flight first), then make sure it is gone. */
+  async dispose() {
+    this.disposed = true
+    const child = this.child
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    try {
+      await this.send(child, "shutdown", undefined, { at: Date.now() + SHUTDOWN_GRACE_MS, budgetMs: SHUTDOWN_GRACE_MS })
+    } catch { /* it is going away either way */ }
+    child.stdin.end()
+    const timer = setTimeout(() => child.kill("SIGKILL"), SHUTDOWN_GRACE_MS)
+    await exited
+    clearTimeout(timer)
+  }
+}

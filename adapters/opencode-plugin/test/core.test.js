@@ -1,0 +1,103 @@
+// The JSON-RPC client: lazy spawn, pending requests under deadlines, restart after a crash,
+// clean shutdown; against a misbehaving stand-in and against the real `hookgate serve --stdio`.
+import assert from "node:assert/strict"
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync } from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { test } from "node:test"
+
+import { CoreClient, CoreUnavailable, coreCommand } from "../lib/core.js"
+import { FAKE_CORE, realCore } from "../test-support/support.js"
+
+const fake = (mode, extra = {}) => new CoreClient({
+  command: FAKE_CORE, env: { ...process.env, FAKE_CORE_MODE: mode }, log: () => {}, ...extra,
+})
+const write = (file) => ({ hook_event_name: "PreToolUse", session_id: "s", tool_name: "Write", tool_input: { file_path: file, content: "" } })
+const until = async (condition) => { while (!condition()) await new Promise((r) => setTimeout(r, 20)) }
+const alive = (pid) => { try { process.kill(pid, 0); return true } catch { return false } }
+
+test("the core is spawned on the first request, not before, and answers many requests at once", async () => {
+  const core = fake("normal")
+  assert.equal(core.child, null)
+  const verdicts = await Promise.all(Array.from({ length: 50 }, (_, i) => core.evaluate(write(i % 2 ? "a.gd" : "a.txt"))))
+  assert.deepEqual(verdicts.map((v) => v.kind), Array.from({ length: 50 }, (_, i) => (i % 2 ? "block" : "allow")))
+  assert.equal(core.capabilities.events.PreToolUse.fail_mode, "closed")
+  assert.equal(core.timeoutFor("PreToolUse"), 6000) // learned from initialize
+  await core.dispose()
+})
+
+test("a request past its deadline is rejected while the core keeps running", async () => {
+  const core = fake("hang", { timeoutMs: 300 })
+  const started = Date.now()
+  await assert.rejects(core.evaluate(write("a.txt")), (error) => error instanceof CoreUnavailable && /no answer from the core within/.test(error.message))
+  assert.ok(Date.now() - started < 20_000) // the hanging core would never have answered
+  assert.equal(core.pending.size, 0)
+  await core.dispose()
+})
+
+test("a crash rejects what is pending, and the next request starts a new core", async () => {
+  const core = fake("die")
+  await assert.rejects(core.evaluate(write("a.txt")), /the core exited \(code 3\)/)
+  const first = core.server?.pid
+  assert.equal(core.child, null)
+  core.options.env = { ...process.env, FAKE_CORE_MODE: "normal" }
+  assert.equal((await core.evaluate(write("b.gd"))).kind, "block")
+  assert.notEqual(core.server.pid, first)
+  await core.dispose()
+})
+
+test("a core that never answers initialize is killed, and restarts back off", async () => {
+  const core = fake("mute", { timeoutMs: 300 })
+  await assert.rejects(core.evaluate(write("a.txt")), /no answer from the core within 300 ms/)
+  await until(() => core.starting === null && core.child === null) // the failed start is over
+  await assert.rejects(core.evaluate(write("a.txt")), /failed to start 1 time\(s\); next try in/)
+  await core.dispose()
+})
+
+test("a missing program is reported, not thrown past the client", async () => {
+  const core = new CoreClient({ command: ["/nonexistent/hookgate", "serve", "--stdio"], log: () => {}, timeoutMs: 2000 })
+  await assert.rejects(core.evaluate(write("a.txt")), (e) => e instanceof CoreUnavailable && /could not run \/nonexistent\/hookgate/.test(e.message))
+})
+
+test("lines that are not frames are logged and skipped", async () => {
+  const logged = []
+  const core = fake("noisy", { log: (level, message) => logged.push(message) })
+  assert.equal((await core.evaluate(write("x.txt"))).kind, "allow")
+  assert.ok(logged.some((m) => m.includes("not JSON: not a frame")))
+  await core.dispose()
+})
+
+test("the command comes from the registration, else HOOKGATE_COMMAND, else PATH", () => {
+  assert.deepEqual(coreCommand({ command: ["/v/bin/hookgate"] }, {}), ["/v/bin/hookgate", "serve", "--stdio"])
+  assert.deepEqual(coreCommand({ command: "/v/bin/hookgate" }, {}), ["/v/bin/hookgate", "serve", "--stdio"])
+  assert.deepEqual(coreCommand({}, { HOOKGATE_COMMAND: "/e/hookgate" }), ["/e/hookgate", "serve", "--stdio"])
+  assert.deepEqual(coreCommand({}, {}), ["hookgate", "serve", "--stdio"])
+  assert.deepEqual(coreCommand({ command: ["py", "-m", "hookgate", "serve", "--stdio", "--no-reload"] }, {}), ["py", "-m", "hookgate", "serve", "--stdio", "--no-reload"])
+})
+
+function project() {
+  const root = mkdtempSync(path.join(os.tmpdir(), "hookgate-js-"))
+  mkdirSync(path.join(root, ".hookgate"))
+  writeFileSync(path.join(root, ".hookgate", "current_role"), "build\n")
+  return root
+}
+
+test("the real core: decisions, a kill mid-session, restart, clean shutdown", async () => {
+  const root = project()
+  const core = new CoreClient({ command: realCore(), cwd: root, log: () => {} })
+  const event = (name) => ({ ...write(path.join(root, name)), cwd: root, runtime: "opencode" })
+  const blocked = await core.evaluate(event("src/player.gd"))
+  assert.equal(blocked.kind, "block")
+  assert.match(blocked.reason, /Build role cannot write game code directly \(player\.gd\)/)
+  assert.equal((await core.evaluate(event("notes.txt"))).kind, "allow")
+  const first = core.server.pid
+  process.kill(first, "SIGKILL")
+  await until(() => core.child === null) // the client saw the core go
+  assert.equal((await core.evaluate(event("src/enemy.gd"))).kind, "block")
+  const second = core.server.pid
+  assert.notEqual(second, first)
+  await core.dispose()
+  assert.ok(!alive(second))
+  const metrics = readFileSync(path.join(root, ".hookgate", "sessions", "s", "metrics.jsonl"), "utf8")
+  assert.equal(metrics.split("\n").filter((l) => l.includes('"file_write"')).length, 3)
+})

@@ -1,0 +1,137 @@
+// The OpenCode <-> canonical mapping, on the payloads captured from a real OpenCode 1.18.33 run.
+import assert from "node:assert/strict"
+import { readFileSync } from "node:fs"
+import path from "node:path"
+import { test } from "node:test"
+
+import { Sessions } from "../lib/sessions.js"
+import * as t from "../lib/translate.js"
+import { PAYLOADS } from "../test-support/support.js"
+
+const captured = (name) => readFileSync(path.join(PAYLOADS, `opencode_${name}.hooks.jsonl`), "utf8")
+  .split("\n").filter(Boolean).map((line) => JSON.parse(line))
+const main = { root: "ses_main", agentId: null, agentType: null }
+
+test("tool.execute.before of the captured write and bash become PreToolUse Write and Bash", () => {
+  const befores = captured("basic").filter((h) => h.kind === "tool.execute.before")
+  const [write, bash] = befores.map((h) => t.preToolUse(h.input, h.output.args, { ...main, root: h.input.sessionID }, "/w"))
+  assert.equal(write.hook_event_name, "PreToolUse")
+  assert.equal(write.tool_name, "Write")
+  const capturedPath = befores[0].output.args.filePath
+  assert.ok(capturedPath.endsWith("/hello.txt"))
+  assert.deepEqual(write.tool_input, { file_path: capturedPath, content: "hello\n" })
+  assert.equal(write.tool_use_id, befores[0].input.callID)
+  assert.equal(write.session_id, befores[0].input.sessionID)
+  assert.equal(write.runtime, "opencode")
+  assert.equal(write.agent_id, null)
+  assert.equal(write.identity, "given")
+  assert.equal(bash.tool_name, "Bash")
+  assert.equal(bash.tool_input.command, befores[1].output.args.command)
+  assert.deepEqual(Object.keys(bash.tool_input), ["command", "description"])
+})
+
+test("camelCase arguments are normalised; the task tool is the canonical Agent", () => {
+  const edit = t.preToolUse({ tool: "edit", callID: "c" }, { filePath: "/a", oldString: "x", newString: "y", replaceAll: true }, main, "/w")
+  assert.equal(edit.tool_name, "Edit")
+  assert.deepEqual(edit.tool_input, { file_path: "/a", old_string: "x", new_string: "y", replace_all: true })
+  assert.equal(t.preToolUse({ tool: "read" }, { filePath: "/a" }, main, "/w").tool_name, "Read")
+  const task = captured("subagent").find((h) => h.kind === "tool.execute.after" && h.input.tool === "task")
+  const agent = t.postToolUse(task.input, task.output, main, "/w")
+  assert.equal(agent.tool_name, "Agent")
+  assert.deepEqual(agent.tool_input, { description: "sub test", prompt: "SCENARIO:oc_sub run", subagent_type: "general" })
+  assert.match(agent.tool_response.output, /<task_result>/)
+  assert.deepEqual(t.openCodeArgs({ file_path: "/a", old_string: "x" }), { filePath: "/a", oldString: "x" })
+  assert.equal(t.toolName("some_mcp_tool"), "some_mcp_tool")
+})
+
+test("the captured child session's tool calls carry the subagent's identity, inferred", async () => {
+  const hooks = captured("subagent")
+  const sessions = new Sessions({}, () => {})
+  for (const h of hooks) if (h.kind === "event" && h.event.type === "session.created") sessions.note(h.event.properties.info)
+  const child = hooks.find((h) => h.kind === "tool.execute.before" && h.output.args.command?.includes("sub_ran"))
+  const who = await sessions.resolve(child.input.sessionID)
+  const event = t.preToolUse(child.input, child.output.args, who, "/w")
+  assert.equal(event.agent_id, child.input.sessionID)
+  assert.equal(event.agent_type, "general")
+  assert.equal(event.identity, "inferred")
+  assert.equal(event.session_id, "ses_dd40fa702ffeNDruzdRALhoHcW") // the parent's, as in Claude Code
+  assert.equal(t.subagentStart(who, "/w").hook_event_name, "SubagentStart")
+  assert.equal(t.stop("done", false, who, "/w").hook_event_name, "SubagentStop")
+  assert.equal(t.stop("done", false, main, "/w").hook_event_name, "Stop")
+})
+
+test("a session the map never saw is looked up through the client, once; nesting finds the root", async () => {
+  const asked = []
+  const client = { session: { get: async ({ path: p }) => {
+    asked.push(p.id)
+    const infos = { c2: { id: "c2", parentID: "c1", title: "x (@worker subagent)" }, c1: { id: "c1", parentID: "root", agent: "planner" }, root: { id: "root" } }
+    return { data: infos[p.id] }
+  } } }
+  const sessions = new Sessions(client, () => {})
+  assert.deepEqual(await sessions.resolve("c2"), { root: "root", agentId: "c2", agentType: "worker" })
+  assert.deepEqual(asked, ["c2", "c1", "root"])
+  await sessions.resolve("c2")
+  assert.equal(asked.length, 3)
+  const failing = new Sessions({ session: { get: async () => { throw new Error("down") } } }, () => {})
+  assert.deepEqual(await failing.resolve("x"), { root: "x", agentId: null, agentType: null })
+})
+
+test("chat.message becomes UserPromptSubmit with the typed text", () => {
+  const message = captured("basic").find((h) => h.kind === "chat.message")
+  const event = t.userPromptSubmit(message.output.parts, main, "/w")
+  assert.equal(event.hook_event_name, "UserPromptSubmit")
+  assert.equal(event.prompt, '"SCENARIO:oc_basic go"')
+  assert.equal(t.promptText([{ type: "text", text: "a" }, { type: "text", text: "b", synthetic: true }, { type: "file" }]), "a")
+})
+
+test("permission.asked becomes PermissionRequest for the tool family", () => {
+  const event = t.permissionRequest({ id: "per_1", sessionID: "s", permission: "bash", patterns: ["rm *"],
+    metadata: { command: "rm -rf x" }, tool: { callID: "call_1" } }, main, "/w")
+  assert.equal(event.tool_name, "Bash")
+  assert.deepEqual(event.tool_input, { command: "rm -rf x", patterns: ["rm *"] })
+  assert.equal(event.tool_use_id, "call_1")
+})
+
+test("verdicts: what refuses, and the text the model gets", () => {
+  assert.ok(t.refuses({ kind: "block", reason: "r" }))
+  assert.ok(t.refuses({ kind: "retry", reason: "r", delay_ms: 2000 }))
+  assert.ok(t.refuses({ kind: "ask", reason: "r" }))
+  assert.ok(!t.refuses({ kind: "context", context: "c" }))
+  assert.equal(t.refusal({ kind: "retry", reason: "busy", delay_ms: 2000 }), "busy (temporary: retry in 2s)")
+  assert.match(t.refusal({ kind: "ask", reason: "sure?" }), /cannot; refused/)
+  assert.equal(t.modelNote({ kind: "block", reason: "no", context: "see docs" }), "no\nsee docs")
+  assert.match(t.holdText({ kind: "block", reason: "dispatch a verifier" }), /You may not stop yet:\ndispatch a verifier/)
+  assert.equal(t.agentOf({ title: "sub test (@general subagent)" }), "general")
+})
+
+test("apply_patch is judged file by file, as Codex's patches are", () => {
+  const patchText = ["*** Begin Patch", "*** Add File: src/new.gd", "+extends Node", "+# hi", "*** Update File: a.txt",
+    "*** Move to: b.txt", "@@", "-x", "+y", "*** Delete File: old.md", "*** End Patch"].join("\n")
+  const events = t.patchEvents({ tool: "apply_patch", callID: "c" }, { patchText }, main, "/w")
+  assert.deepEqual(events.map((e) => [e.tool_name, e.tool_input]), [
+    ["Write", { file_path: "src/new.gd", content: "extends Node\n# hi\n" }],
+    ["Delete", { file_path: "a.txt" }],
+    ["Edit", { file_path: "b.txt", moved_from: "a.txt" }],
+    ["Delete", { file_path: "old.md" }],
+  ])
+  assert.ok(events.every((e) => e.hook_event_name === "PreToolUse" && e.tool_use_id === "c"))
+  assert.equal(t.patchEvents({}, { patchText: "rm -rf /" }, main, "/w"), null)
+  assert.equal(t.patchEvents({}, { patchText: "*** Begin Patch\n*** End Patch" }, main, "/w"), null)
+})
+
+test("one call's verdicts combine: every refusal's reason, else the contexts", () => {
+  const block = (reason) => ({ kind: "block", reason, message: null, context: null })
+  assert.deepEqual(t.combined([{ kind: "allow" }, block("no a"), block("no b")]).reason, "no a\nno b")
+  assert.deepEqual(t.combined([{ kind: "context", context: "x" }, { kind: "allow" }]), { kind: "context", message: null, context: "x" })
+  assert.deepEqual(t.combined([{ kind: "allow" }, { kind: "allow" }]), { kind: "allow", message: null, context: null })
+})
+
+test("a child's agent missing at its creation is taken from its first chat.message", async () => {
+  const sessions = new Sessions({}, () => {})
+  sessions.note({ id: "kid", parentID: "root", title: "untitled" })
+  sessions.note({ id: "root" })
+  sessions.noteAgent("kid", "worker")
+  sessions.noteAgent("root", "build") // a main session stays the main agent
+  assert.deepEqual(await sessions.resolve("kid"), { root: "root", agentId: "kid", agentType: "worker" })
+  assert.deepEqual(await sessions.resolve("root"), { root: "root", agentId: null, agentType: null })
+})

@@ -1,0 +1,56 @@
+// The OpenCode section of benchmarks/run.py: one `tool.execute.before` through the real plugin and
+// its long-running core, against one Python process spawned per call (`hookgate hook claude`, the
+// way GodotMaker's adapter runs its hooks), interleaved call by call in the same run.
+//
+//   node benchmarks/opencode_bench.mjs HOOKGATE PROJECT_DIR CALLS  -> JSON on stdout
+import { spawn } from "node:child_process"
+import path from "node:path"
+import { performance } from "node:perf_hooks"
+import { fileURLToPath, pathToFileURL } from "node:url"
+
+const [hookgate, project, calls] = [process.argv[2], process.argv[3], Number(process.argv[4] ?? 300)]
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const { HookgatePlugin } = await import(pathToFileURL(path.join(root, "adapters", "opencode-plugin", "index.js")).href)
+
+const quiet = async () => ({ data: {} })
+const client = { app: { log: quiet }, tui: { showToast: quiet }, session: { get: async () => ({ data: { id: "bench" } }) } }
+const hooks = await HookgatePlugin({ client, directory: project }, { command: [hookgate, "serve", "--stdio"] })
+
+// half the calls are allowed, half blocked by the build role, on both sides
+const files = ["notes.txt", "src/player.gd"].map((name) => path.join(project, name))
+
+async function viaPlugin(i) {
+  const started = performance.now()
+  try {
+    await hooks["tool.execute.before"]({ tool: "write", sessionID: "bench", callID: `c${i}` }, { args: { filePath: files[i % 2], content: "x" } })
+  } catch { /* a block is a thrown Error: the answer OpenCode gets */ }
+  return performance.now() - started
+}
+
+function viaProcess(i) {
+  const payload = JSON.stringify({ hook_event_name: "PreToolUse", session_id: "bench-spawn", cwd: project, tool_name: "Write",
+    tool_input: { file_path: files[i % 2], content: "x" } })
+  const started = performance.now()
+  return new Promise((resolve, reject) => {
+    const child = spawn(hookgate, ["hook", "claude", "--event", "PreToolUse"], { cwd: project, stdio: ["pipe", "ignore", "ignore"] })
+    child.on("error", reject)
+    child.on("exit", (code) => (code === 0 || code === 2 ? resolve(performance.now() - started) : reject(new Error(`exit ${code}`))))
+    child.stdin.end(payload)
+  })
+}
+
+for (let i = 0; i < 20; i++) await viaPlugin(i) // the core starts on the first call; not part of the figure
+const plugin = []
+const process_ = []
+for (let i = 0; i < calls; i++) {
+  plugin.push(await viaPlugin(i))
+  process_.push(await viaProcess(i))
+}
+await hooks.dispose()
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
+}
+const summary = (values) => ({ p50_ms: percentile(values, 50), p99_ms: percentile(values, 99), calls: values.length })
+console.log(JSON.stringify({ plugin: summary(plugin), process_per_call: summary(process_) }))

@@ -1,0 +1,141 @@
+"""Hot reload: the policy in force is rebuilt whenever one of the files it is made of changes.
+
+Watched (the project files of DESIGN.md): `.hookgate/config.toml`, `current_role`,
+`stage_schemas.json`, `hooks.json`, `.hookgate/policies/*.py`, and the user's
+`~/.hookgate/hooks.json`. A directory that does not exist yet is watched through its nearest
+existing parent, so creating `.hookgate/policies/` later is noticed too.
+
+A reload that fails keeps the last good policy. The error is logged and handed once to the next
+verdict's user message, so a typo shows where the user looks and never turns into a silent allow.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Callable
+
+from ..hookcall import Policy
+from ..store.project import Project
+
+# how long a burst of saves is gathered before one reload (an editor writes a file in steps)
+STEP_MS = 30
+DEBOUNCE_MS = 500
+
+
+def defects(policy: Policy) -> str | None:
+    """Why a freshly loaded policy is not a good one: its config is invalid, a Python policy does
+    not load (its gate sources then stand in a blocker), or hooks.json has entries that cannot run
+    (they are left out). Either way, rules the user wrote would silently change."""
+    if policy.error:
+        return policy.error
+    from ..commandhooks.gate import ProblemNotice
+    from ..registry import LOAD_ERROR_GATE, loaded
+
+    found: list[str] = []
+    for gate in policy.engine.gates:
+        if gate.id == LOAD_ERROR_GATE:
+            found += loaded(policy.config, policy.project)[1]
+        elif isinstance(gate.check, ProblemNotice):
+            found.append(gate.check.text.removeprefix("hookgate: "))
+    return "; ".join(found) or None
+
+
+class PolicyHolder:
+    """The policy in force. Decisions read `policy` from any thread; reloads replace it whole."""
+
+    def __init__(self, load: Callable[[], Policy], log: Callable[[str], None]) -> None:
+        self._load = load
+        self._log = log
+        self._lock = threading.Lock()
+        self._notice: str | None = None
+        self.policy = load()
+        self.generation = 1
+        error = defects(self.policy)
+        self._good = error is None
+        if error:
+            log(f"{error}; the policy stands as loaded (there is no earlier one to keep) until it is fixed")
+
+    def reload(self) -> str | None:
+        """Rebuild the policy; on failure keep the one in force. Returns the error, if any."""
+        try:
+            policy = self._load()
+            error = defects(policy)
+        except Exception as exc:  # a broken policy file may raise anything; the core must not go down
+            error = f"{type(exc).__name__}: {exc}"
+        with self._lock:
+            if error:
+                kept = "the last good policy" if self._good else "the policy in force"
+                self._notice = f"hookgate: reload failed, keeping {kept}: {error}"
+                self._log(self._notice)
+                return error
+            self.policy = policy
+            self._good = True
+            self.generation += 1
+            self._notice = None  # fixed before anyone saw it
+        self._log(f"policy reloaded (generation {self.generation})")
+        return None
+
+    def take_notice(self) -> str | None:
+        """The undelivered reload error, once."""
+        with self._lock:
+            notice, self._notice = self._notice, None
+        return notice
+
+
+class WatchSet:
+    """The files a policy is made of, and the directories to watch to see them change."""
+
+    def __init__(self, project: Project, home: Path) -> None:
+        self.files = frozenset({
+            project.config_path, project.role_path, project.schemas_path, project.hooks_path,
+            home / ".hookgate" / "hooks.json",
+        })
+        self.policy_dir = project.dir / "policies"
+        self.dirs = frozenset({*(path.parent for path in self.files), self.policy_dir})
+
+    def roots(self) -> frozenset[Path]:
+        """Existing directories, watched non-recursively, that see every target change."""
+        return frozenset(_nearest_existing(directory) for directory in self.dirs)
+
+    def matters(self, path: Path) -> bool:
+        if path in self.files or (path.parent == self.policy_dir and path.suffix == ".py"):
+            return True
+        # a directory on the way to a target appeared or went: the watched roots change
+        return any(path == directory or path in directory.parents for directory in self.dirs)
+
+
+def _nearest_existing(directory: Path) -> Path:
+    while not directory.is_dir() and directory.parent != directory:
+        directory = directory.parent
+    return directory
+
+
+def watch(targets: WatchSet, on_change: Callable[[], None], stop: threading.Event,
+          ready: threading.Event | None = None) -> None:
+    """Call `on_change` after each burst of changes to the targets, until `stop` is set; `ready` is
+    set once the watches are live. Blocks: run it on a thread of its own.
+
+    This drives watchfiles' documented low-level backend (RustNotify) rather than `awatch`, because
+    a change of the watched directories must be followed by a reload only once the new watches are
+    live: a file saved in between would otherwise go unseen."""
+    from watchfiles._rust_notify import RustNotify
+
+    moved = False
+    while not stop.is_set():
+        roots = targets.roots()
+        with RustNotify(sorted(map(str, roots)), False, False, 300, False, True) as notifier:
+            if ready is not None:
+                ready.set()
+            if moved:  # the directories changed: reload now that their contents are watched
+                on_change()
+            while True:
+                raw = notifier.watch(DEBOUNCE_MS, STEP_MS, 0, stop)
+                if raw == "stop":
+                    return
+                if isinstance(raw, str) or not any(targets.matters(Path(path)) for _, path in raw):
+                    continue
+                moved = targets.roots() != roots
+                if moved:
+                    break
+                on_change()
