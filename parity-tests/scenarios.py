@@ -21,7 +21,7 @@ it ran; a few of them refuse or rewrite what the scenarios then attempt.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Mapping
 
 Kind = Literal["allow", "block", "context", "modify"]
@@ -29,13 +29,15 @@ LEAD = "lead"
 
 # -- the user's own rules, in every session's project -------------------------------------------
 
-EVIDENCE = ".hookgate/evidence.jsonl"  # one line per user hook run: {"hook": "command:<Event>"|"python:<name>", "payload"}
+# one line per user hook run: {"hook": "command:<Event>" | "python:<name>", "payload": what it was given}
+EVIDENCE = ".hookgate/evidence.jsonl"
 HOLD_COMPACTION = ".hookgate/hold-compaction"  # the pre_compact policy refuses while this exists
 
 # a hooks.json command hook (sh: it runs on every event of every session)
 COMMAND_HOOK = """\
 payload=$(cat)
-{ flock 9; printf '{"hook": "command:%s", "payload": %s}\\n' "$1" "$payload" >&9; } 9>>"$HOOKGATE_PROJECT_DIR/.hookgate/evidence.jsonl"
+log="$HOOKGATE_PROJECT_DIR/.hookgate/evidence.jsonl"
+{ flock 9; printf '{"hook": "command:%s", "payload": %s}\\n' "$1" "$payload" >&9; } 9>>"$log"
 case "$1:$payload" in
   PreToolUse:*'touch forbidden.txt'*) echo "command hooks forbid touching forbidden.txt" >&2; exit 2 ;;
   UserPromptSubmit:*FORBIDDEN-PROMPT*) echo "command hooks refuse this prompt" >&2; exit 2 ;;
@@ -160,11 +162,17 @@ class Move:
         return ""
 
 
+# OpenCode hands a start's context to the model with the session's first prompt, not at the start
+_LATE_START = Expect(records=(rec("session_start", source="startup"),), proves=("session_start",))
+_START_CONTEXT_WITH_PROMPT = Expect(verdict="context", sees="[hookgate v", proves=("session_start",))
+
+
 @dataclass(frozen=True, kw_only=True)
 class Start(Move):
     """The runtime starts the session (SessionStart)."""
 
     expect: Expect = Expect(verdict="context", sees="[hookgate v")
+    on: Mapping[str, Expect] = field(default_factory=lambda: {"opencode": _LATE_START})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -192,7 +200,7 @@ class Dispatch(Move):
     """The lead dispatches a subagent, named `agent` in later moves."""
 
     agent: str
-    role: str  # the pipeline role (Claude: the custom agent type; Codex: the description's prefix)
+    role: str  # the pipeline role (Claude: the custom agent type; Codex, OpenCode: the description's prefix)
     description: str
     prompt: str
 
@@ -232,6 +240,12 @@ class Interrupt(Move):
 @dataclass(frozen=True, kw_only=True)
 class End(Move):
     """The session ends (SessionEnd)."""
+
+
+def opening(text: str, start: Start | None = None, ran: tuple[str, ...] = ()) -> tuple[Start, Prompt]:
+    """A session's start and first prompt, which on OpenCode carries the start's context."""
+    with_context = replace(_START_CONTEXT_WITH_PROMPT, ran=ran)
+    return start or Start(), Prompt(text=text, expect=Expect(ran=ran), on={"opencode": with_context})
 
 
 @dataclass(frozen=True)
@@ -290,14 +304,16 @@ READY = {"project.godot": "", "GDD.md": "# Game\n", "PLAN.md": PLAN, "STRUCTURE.
 _STARTED = Start(expect=Expect(
     verdict="context", sees="[hookgate v", records=(rec("session_start", source="startup"),),
     ran=("command:SessionStart", "python:session_start"),
-    proves=("session_start", "command_hooks.session_start", "python_hooks.session_start")))
+    proves=("session_start", "command_hooks.session_start", "python_hooks.session_start")),
+    on={"opencode": Expect(records=(rec("session_start", source="startup"),),
+                           ran=("command:SessionStart", "python:session_start"),
+                           proves=("session_start", "command_hooks.session_start", "python_hooks.session_start"))})
 
 LEAD_SESSION = Session(
     name="lead", role="build",
     files={**READY, "e2e/test_play.gd": "original\n", "assets/hero.png": PNG, "important/keep.txt": "keep\n"},
     moves=(
-        _STARTED,
-        Prompt(text="build the game", expect=Expect(ran=("command:UserPromptSubmit", "python:pre_prompt"))),
+        *opening("build the game", _STARTED, ran=("command:UserPromptSubmit", "python:pre_prompt")),
         Dispatch(agent="early-worker", role="worker", description="worker: M1", prompt="implement M1", expect=Expect(
             verdict="block", sees="Role 'gdd' has not completed yet",
             records=(rec("hook_block", gate="check_stage_prerequisites"),), proves=("check_stage_prerequisites",))),
@@ -321,13 +337,15 @@ LEAD_SESSION = Session(
             verdict="block", sees="the policy keeps important/",
             records=(rec("hook_denied", hook="keep-important", retryable=False),
                      rec("hook_block", gate="python_hooks.pre_tool_use")),
-            files={"important/keep.txt": "keep\n"}, ran=("python:pre_tool_use",), proves=("python_hooks.pre_tool_use",))),
+            files={"important/keep.txt": "keep\n"}, ran=("python:pre_tool_use",),
+            proves=("python_hooks.pre_tool_use",))),
         # the rewritten command is what runs, and what every later gate and hook sees
         Tool(tool="Bash", input={"command": "echo wip > draft.txt"}, expect=Expect(
             verdict="modify", records=(rec("file_write", file="release.txt", via="Bash"),),
             files={"draft.txt": None, "release.txt": "ready\n"},
             ran=("command:PostToolUse", "python:post_tool_use"), about="ready > release.txt",
-            proves=("python_hooks.pre_tool_use.modified", "command_hooks.post_tool_use", "python_hooks.post_tool_use"))),
+            proves=("python_hooks.pre_tool_use.modified", "command_hooks.post_tool_use",
+                    "python_hooks.post_tool_use"))),
         Tool(tool="Write", input={"file_path": "draft.md", "content": "wip\n"}, expect=Expect(
             verdict="modify", records=(rec("file_write", file="release.md"),),
             files={"draft.md": None, "release.md": "ready\n"}, proves=("python_hooks.pre_tool_use.modified",)),
@@ -336,8 +354,8 @@ LEAD_SESSION = Session(
                 files={"draft.md": None, "release.md": None}, proves=("python_hooks.pre_tool_use.modified",))}),
         Tool(tool="Bash", input={"command": "ls missing-dir"}, expect=Expect(
             ran=("python:on_error", "python:post_tool_use"), proves=("python_hooks.on_error",)),
-            on={"codex": Expect(  # a failed command is a PostToolUse there
-                ran=("python:post_tool_use",), not_ran=("python:on_error",), proves=("python_hooks.on_error",))}),
+            on=dict.fromkeys(("codex", "opencode"), Expect(  # a failed command is a PostToolUse there
+                ran=("python:post_tool_use",), not_ran=("python:on_error",), proves=("python_hooks.on_error",)))),
         Tool(tool="Write", input={"file_path": ".hookgate/stage.jsonl", "content": BUILD_DONE}, expect=Expect(
             verdict="block", sees="PLAN.md has tasks not yet verified: 1 pending",
             records=(rec("gate_check", gate="role_build", result="fail"), rec("hook_block", gate="stage_reminder")),
@@ -350,15 +368,15 @@ LEAD_SESSION = Session(
             files={".hookgate/stage.jsonl": BUILD_DONE}, proves=("stage_reminder",))),
         Stop(message="Build recorded.", expect=Expect(
             ran=("command:Stop", "python:post_response"), proves=("command_hooks.stop", "python_hooks.post_response"))),
-        End(expect=Expect(ran=("python:session_end",), proves=("python_hooks.session_end",))),
+        End(expect=Expect(ran=("python:session_end",), proves=("python_hooks.session_end",)),
+            on={"opencode": Expect(not_ran=("python:session_end",), proves=("python_hooks.session_end",))}),
     ),
 )
 
 ROUND_SESSION = Session(
     name="round", role="build", stages=("gdd",), files=READY,
     moves=(
-        Start(),
-        Prompt(text="run the M1 round"),
+        *opening("run the M1 round"),
         Dispatch(agent="worker", role="worker", description="worker: M1", prompt="implement M1", expect=Expect(
             records=(rec("subagent_start", role="worker", description="worker: M1"),),
             ran=("command:SubagentStart",),
@@ -390,8 +408,7 @@ ROUND_SESSION = Session(
             records=(rec("subagent_start", role="reviewer", description="review: M1"),))),
         Report(by="reviewer", text=REVIEWER_REPORT, expect=Expect(
             records=(rec("subagent_stop", role="reviewer", outcome_kind="terminal"),))),
-        # worker, verifier and reviewer all ran: the lead may stop
-        Stop(message="Round complete.", expect=Expect(proves=("check_completion",))),
+        Stop(message="Round complete."),  # worker, verifier and reviewer all ran: the lead may stop
         End(),
     ),
 )
@@ -403,8 +420,7 @@ _HELD = Stop(message="All finished.", expect=Expect(
 HOLD_SESSION = Session(
     name="hold", role="build", stages=("gdd",), files=READY,
     moves=(
-        Start(),
-        Prompt(text="build M1"),
+        *opening("build M1"),
         Dispatch(agent="worker", role="worker", description="worker: M1", prompt="implement M1", expect=Expect(
             records=(rec("subagent_start", role="worker"),))),
         Report(by="worker", text=WORKER_REPORT, expect=Expect(records=(rec("worker_done", role="worker"),))),
@@ -434,8 +450,7 @@ PROMPT_SESSION = Session(
 COMPACT_SESSION = Session(
     name="compact",
     moves=(
-        Start(),
-        Prompt(text="tidy up"),
+        *opening("tidy up"),
         Tool(tool="Bash", input={"command": "echo tidy"}),
         Compact(held=True, expect=Expect(
             verdict="block", records=(rec("hook_block", gate="python_hooks.pre_compact"),),
@@ -443,26 +458,38 @@ COMPACT_SESSION = Session(
             proves=("python_hooks.pre_compact", "command_hooks.pre_compact"))),
         Compact(expect=Expect(
             ran=("command:PreCompact", "python:pre_compact", "command:PostCompact", "python:post_compact"),
-            proves=("command_hooks.post_compact", "python_hooks.post_compact"))),
+            proves=("command_hooks.post_compact", "python_hooks.post_compact")),
+            on={"opencode": Expect(  # compacted, but nothing tells the plugin it is done
+                ran=("command:PreCompact", "python:pre_compact"),
+                not_ran=("command:PostCompact", "python:post_compact"),
+                proves=("command_hooks.post_compact", "python_hooks.post_compact"))}),
     ),
 )
 
 PERMISSION_SESSION = Session(
     name="permission", asks=True,
     moves=(
-        Start(),
-        Prompt(text="write the permission files"),
-        Tool(tool="Bash", input={"command": "echo x > perm-deny.txt"}, asks=True, expect=Expect(
-            verdict="block", sees="the policy refuses perm-deny",
-            records=(rec("hook_denied", hook="no-perm-deny"), rec("hook_block", gate="python_hooks.permission_request")),
-            files={"perm-deny.txt": None}, ran=("python:permission_request",),
-            proves=("python_hooks.permission_request",))),
+        *opening("write the permission files"),
         Tool(tool="Bash", input={"command": "echo x > perm-draft.txt"}, asks=True, expect=Expect(
             verdict="modify", files={"perm-draft.txt": None, "perm-approved.txt": "x\n"},
             ran=("python:permission_request",), proves=("python_hooks.permission_request.modified",)),
             on={"codex": Expect(  # no rewrite on a Codex PermissionRequest: its own approval decides, and declines
                 files={"perm-draft.txt": None, "perm-approved.txt": None}, ran=("python:permission_request",),
+                proves=("python_hooks.permission_request.modified",)),
+                "opencode": Expect(  # nor on OpenCode's: the user approves the call as the model made it
+                files={"perm-draft.txt": "x\n", "perm-approved.txt": None}, ran=("python:permission_request",),
                 proves=("python_hooks.permission_request.modified",))}),
+        Tool(tool="Bash", input={"command": "echo x > perm-deny.txt"}, asks=True, expect=Expect(
+            verdict="block", sees="the policy refuses perm-deny",
+            records=(rec("hook_denied", hook="no-perm-deny"),
+                     rec("hook_block", gate="python_hooks.permission_request")),
+            files={"perm-deny.txt": None}, ran=("python:permission_request",),
+            proves=("python_hooks.permission_request",)),
+            on={"opencode": Expect(  # rejected, and OpenCode ends the turn without telling the model why
+                verdict="block", records=(rec("hook_denied", hook="no-perm-deny"),
+                                          rec("hook_block", gate="python_hooks.permission_request")),
+                files={"perm-deny.txt": None}, ran=("python:permission_request",),
+                proves=("python_hooks.permission_request",))}),
         Stop(message="done"),
         End(),
     ),
@@ -471,11 +498,11 @@ PERMISSION_SESSION = Session(
 INTERRUPT_SESSION = Session(
     name="interrupt",
     moves=(
-        Start(),
-        Prompt(text="wait for the build"),
+        *opening("wait for the build"),
         Interrupt(command="python3 -c 'import time; time.sleep(60)'", expect=Expect(
             ran=("python:post_run_control",), proves=("python_hooks.post_run_control",)),
-            on={"claude": Expect(not_ran=("python:post_run_control",), proves=("python_hooks.post_run_control",))}),
+            on=dict.fromkeys(("claude", "opencode"), Expect(  # no hook sees an interrupt there
+                not_ran=("python:post_run_control",), proves=("python_hooks.post_run_control",)))),
         End(),
     ),
 )
@@ -491,4 +518,5 @@ def proving(row: str, runtime: str) -> list[tuple[Session, int, Move]]:
 
 
 def proved_rows(runtime: str) -> set[str]:
-    return {row for s in SESSIONS.values() for m in s.moves for row in m.expected(runtime).proves} | set(NEVER_RUN.values())
+    shown = {row for s in SESSIONS.values() for m in s.moves for row in m.expected(runtime).proves}
+    return shown | set(NEVER_RUN.values())

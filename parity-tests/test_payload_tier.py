@@ -1,6 +1,7 @@
 """The payload tier: every scenario session, move by move, through each runtime's stdin adapter
-(`hookgate hook claude|codex`) with the payloads that runtime sends (shapes captured from it), each
-answer read back as a canonical verdict by that runtime's protocol.
+(`hookgate hook claude|codex`; OpenCode's plugin, under Node, talking to the core) with what that
+runtime hands its hooks (shapes captured from it), each answer read back as a canonical verdict by
+that runtime's protocol.
 
 Every runtime must come to the same verdict and the same metrics records for every move, except
 where a move says a runtime does otherwise, and the parity matrix must say that runtime degrades
@@ -15,12 +16,12 @@ from pathlib import Path
 import pytest
 from pytest import mark
 
-from drivers import claude, codex
+from drivers import claude, codex, opencode
 from drivers.base import Played, check_never_run, prepare
 from hookgate.parity.matrix import compute
 from scenarios import NEVER_RUN, SESSIONS, Interrupt, Tool, proved_rows
 
-DRIVERS = {"claude": claude, "codex": codex}
+DRIVERS = {"claude": claude, "codex": codex, "opencode": opencode}
 # what every record carries about where it came from, which differs between runtimes by nature
 PROVENANCE = ("ts", "session_id", "runtime", "agent_id", "agent_type", "path", "run_id", "trace_id")
 ERRORS = ("gate_error", "hook_error", "registered_hook_error", "command_hook_error", "gate_violation")
@@ -100,55 +101,75 @@ def _move(played, runtime: str, name: str, kind: type, key: str = "") -> Played:
     return next(p for p in played[runtime, name] if isinstance(p.move, kind) and p.move.key == key)
 
 
-@mark.proves("python_hooks.on_error@codex")
-def test_codex_folds_a_failed_command_into_post_tool_use_so_on_error_never_runs(played) -> None:
-    failed = _move(played, "codex", "lead", Tool, "ls missing-dir")
+@mark.proves("python_hooks.on_error@codex", "python_hooks.on_error@opencode")
+@pytest.mark.parametrize("runtime", ["codex", "opencode"])
+def test_a_failed_command_is_a_post_tool_use_so_on_error_never_runs(played, runtime: str) -> None:
+    failed = _move(played, runtime, "lead", Tool, "ls missing-dir")
     assert [e["hook"] for e in failed.evidence if e["hook"].startswith("python:") and e["event"] == "PostToolUse"] \
         == ["python:post_tool_use"]
-    assert not any(e["hook"] == "python:on_error" for p in played["codex", "lead"] for e in p.evidence)
+    assert not any(e["hook"] == "python:on_error" for p in played[runtime, "lead"] for e in p.evidence)
     # the same failure on Claude Code runs it
     assert any(e["hook"] == "python:on_error" for e in _move(played, "claude", "lead", Tool, "ls missing-dir").evidence)
 
 
-@mark.proves("python_hooks.permission_request.modified@codex")
-def test_codex_cannot_take_a_rewrite_from_a_permission_request(played) -> None:
-    rewrite = _move(played, "codex", "permission", Tool, "echo x > perm-draft.txt")
+@mark.proves("python_hooks.permission_request.modified@codex", "python_hooks.permission_request.modified@opencode")
+@pytest.mark.parametrize("runtime", ["codex", "opencode"])
+def test_a_rewrite_from_a_permission_request_is_not_carried(played, runtime: str) -> None:
+    rewrite = _move(played, runtime, "permission", Tool, "echo x > perm-draft.txt")
     assert any(e["hook"] == "python:permission_request" for e in rewrite.evidence)  # the rewriting hook ran
-    assert not rewrite.verdict.decided and rewrite.verdict.updated_input is None  # no rewrite handed to Codex
+    assert not rewrite.verdict.decided and rewrite.verdict.updated_input is None  # no rewrite handed over
     assert rewrite.files["perm-approved.txt"] is None
     claude_rewrite = _move(played, "claude", "permission", Tool, "echo x > perm-draft.txt")
     assert claude_rewrite.verdict.updated_input and claude_rewrite.files["perm-approved.txt"] == "x\n"
 
 
-@mark.proves("python_hooks.post_run_control@claude")
-def test_claude_code_has_no_interrupt_so_post_run_control_never_runs(played) -> None:
-    assert not any(e["hook"] == "python:post_run_control" for key, moves in played.items() if key[0] == "claude"
+@mark.proves("python_hooks.post_run_control@claude", "python_hooks.post_run_control@opencode")
+@pytest.mark.parametrize("runtime", ["claude", "opencode"])
+def test_no_interrupt_hook_so_post_run_control_never_runs(played, runtime: str) -> None:
+    assert not any(e["hook"] == "python:post_run_control" for key, moves in played.items() if key[0] == runtime
                    for p in moves for e in p.evidence)
     codex_interrupt = _move(played, "codex", "interrupt", Interrupt)
     assert any(e["hook"] == "python:post_run_control" for e in codex_interrupt.evidence)
 
 
 @mark.proves(
-    "command_hooks.goal_update@claude", "command_hooks.goal_update@codex",
-    "python_hooks.generate_start@claude", "python_hooks.generate_start@codex",
-    "python_hooks.generate_end@claude", "python_hooks.generate_end@codex",
-    "python_hooks.skill_load@claude", "python_hooks.skill_load@codex",
-    "python_hooks.skill_unload@claude", "python_hooks.skill_unload@codex",
-    "python_hooks.on_success@claude", "python_hooks.on_success@codex",
+    "command_hooks.goal_update@claude", "command_hooks.goal_update@codex", "command_hooks.goal_update@opencode",
+    "python_hooks.generate_start@claude", "python_hooks.generate_start@codex", "python_hooks.generate_start@opencode",
+    "python_hooks.generate_end@claude", "python_hooks.generate_end@codex", "python_hooks.generate_end@opencode",
+    "python_hooks.skill_load@claude", "python_hooks.skill_load@codex", "python_hooks.skill_load@opencode",
+    "python_hooks.skill_unload@claude", "python_hooks.skill_unload@codex", "python_hooks.skill_unload@opencode",
+    "python_hooks.on_success@claude", "python_hooks.on_success@codex", "python_hooks.on_success@opencode",
     "python_hooks.pre_context_perception@claude", "python_hooks.pre_context_perception@codex",
-    "python_hooks.post_context_perception@claude", "python_hooks.post_context_perception@codex",
+    "python_hooks.pre_context_perception@opencode", "python_hooks.post_context_perception@claude",
+    "python_hooks.post_context_perception@codex", "python_hooks.post_context_perception@opencode",
     "python_hooks.pre_memory_recall@claude", "python_hooks.pre_memory_recall@codex",
-    "python_hooks.post_memory_recall@claude", "python_hooks.post_memory_recall@codex",
-    "python_hooks.pre_planning@claude", "python_hooks.pre_planning@codex",
-    "python_hooks.post_planning@claude", "python_hooks.post_planning@codex",
-    "python_hooks.pre_reasoning@claude", "python_hooks.pre_reasoning@codex",
-    "python_hooks.post_reasoning@claude", "python_hooks.post_reasoning@codex",
-    "python_hooks.on_rate_limit@claude", "python_hooks.on_rate_limit@codex",
+    "python_hooks.pre_memory_recall@opencode", "python_hooks.post_memory_recall@claude",
+    "python_hooks.post_memory_recall@codex", "python_hooks.post_memory_recall@opencode",
+    "python_hooks.pre_planning@claude", "python_hooks.pre_planning@codex", "python_hooks.pre_planning@opencode",
+    "python_hooks.post_planning@claude", "python_hooks.post_planning@codex", "python_hooks.post_planning@opencode",
+    "python_hooks.pre_reasoning@claude", "python_hooks.pre_reasoning@codex", "python_hooks.pre_reasoning@opencode",
+    "python_hooks.post_reasoning@claude", "python_hooks.post_reasoning@codex", "python_hooks.post_reasoning@opencode",
+    "python_hooks.on_rate_limit@claude", "python_hooks.on_rate_limit@codex", "python_hooks.on_rate_limit@opencode",
     "python_hooks.on_confirmation@claude", "python_hooks.on_confirmation@codex",
-    "python_hooks.intent_detection@claude", "python_hooks.intent_detection@codex",
+    "python_hooks.on_confirmation@opencode", "python_hooks.intent_detection@claude",
+    "python_hooks.intent_detection@codex", "python_hooks.intent_detection@opencode",
     "python_hooks.pre_run_control@claude", "python_hooks.pre_run_control@codex",
+    "python_hooks.pre_run_control@opencode",
 )
 @pytest.mark.parametrize("runtime", DRIVERS)
 def test_hooks_on_events_no_runtime_emits_are_accepted_and_never_run(played, runtime: str) -> None:
     check_never_run((e for key, moves in played.items() if key[0] == runtime for p in moves for e in p.evidence),
                     list(NEVER_RUN))
+
+
+@mark.proves("python_hooks.session_end@opencode", "command_hooks.post_compact@opencode",
+             "python_hooks.post_compact@opencode")
+def test_the_opencode_plugin_maps_nothing_to_session_end_or_post_compact(played) -> None:
+    """OpenCode ends a session and finishes a compaction without a hook of the plugin's seeing it."""
+    def ran(runtime: str) -> set[str]:
+        return {e["hook"] for key, moves in played.items() if key[0] == runtime for p in moves for e in p.evidence}
+
+    assert {"command:SessionStart", "command:PreCompact", "python:pre_compact"} <= ran("opencode")
+    assert not ran("opencode") & {"python:session_end", "command:PostCompact", "python:post_compact"}
+    # the same sessions on Claude Code run them
+    assert {"python:session_end", "command:PostCompact", "python:post_compact"} <= ran("claude")

@@ -113,10 +113,10 @@ class Played:
 
 
 class PayloadHost:
-    """A runtime simulated at its hook edge: each move becomes the hook payloads that runtime sends
-    for it (shapes from its captured payloads), each answered by `hookgate hook <runtime>` in a real
-    process, and each allowed tool call is carried out as the runtime would (the file written, the
-    command run), so later moves meet the state earlier ones left."""
+    """A runtime simulated at its hook edge: each move becomes what that runtime hands its hooks
+    for it (shapes from its captured payloads), answered by hookgate's adapter for the runtime,
+    and each allowed tool call is carried out as the runtime would (the file written, the command
+    run), so later moves meet the state earlier ones left."""
 
     runtime = ""
 
@@ -136,6 +136,47 @@ class PayloadHost:
     def compact(self, move: Compact) -> Verdict: raise NotImplementedError
     def interrupt(self, move: Interrupt) -> Verdict: raise NotImplementedError
     def end(self, move: End) -> Verdict: raise NotImplementedError
+
+    def play(self) -> list[Played]:
+        played = []
+        try:
+            for move in self.session.moves:
+                seen_records, seen_evidence = len(metrics(self.work)), len(evidence(self.work))
+                with held(self.work, move):
+                    verdict = getattr(self, type(move).__name__.lower())(move)
+                files = {p: read_file(self.work / p) for p in move.expected(self.runtime).files}
+                played.append(Played(move, verdict, metrics(self.work)[seen_records:],
+                                     evidence(self.work)[seen_evidence:], files))
+        finally:
+            self.close()
+        return played
+
+    def close(self) -> None:
+        """The session is over (what the runtime holds for it can go)."""
+
+    # carrying out a tool call
+    def bash(self, command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", "-c", command], cwd=self.work, capture_output=True, text=True, timeout=30)
+
+    def write(self, path: str, content: str) -> None:
+        target = self.work / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+
+
+class StdinHost(PayloadHost):
+    """A runtime whose hooks are commands: each hook call is `hookgate hook <runtime>` in a real
+    process, the payload on its stdin."""
+
+    def hook(self, payload: dict[str, Any]) -> Verdict:
+        """One hook call, as the runtime makes it: a process in the project, the payload on stdin."""
+        env = {k: v for k, v in os.environ.items() if k not in ("HOOKGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR")}
+        env["HOME"] = str(self.home)  # the user's global hooks.json is the (empty) one of this home
+        answer = subprocess.run([str(HOOKGATE), "hook", self.runtime, "--event", payload["hook_event_name"]],
+                                input=json.dumps(payload).encode(), cwd=self.work, env=env, capture_output=True,
+                                timeout=120)
+        assert answer.returncode in (0, 2), (payload["hook_event_name"], answer)
+        return self.read(payload["hook_event_name"], answer)
 
     def read(self, event: str, answer: subprocess.CompletedProcess[bytes]) -> Verdict:
         """The canonical verdict of the answer to one `event` hook. Claude Code's and Codex's
@@ -166,36 +207,6 @@ class PayloadHost:
         if specific.get("additionalContext"):
             return Verdict("context", specific["additionalContext"])
         return Verdict("allow", out.get("systemMessage", ""))
-
-    def play(self) -> list[Played]:
-        played = []
-        for move in self.session.moves:
-            seen_records, seen_evidence = len(metrics(self.work)), len(evidence(self.work))
-            with held(self.work, move):
-                verdict = getattr(self, type(move).__name__.lower())(move)
-            files = {p: read_file(self.work / p) for p in move.expected(self.runtime).files}
-            played.append(Played(move, verdict, metrics(self.work)[seen_records:], evidence(self.work)[seen_evidence:],
-                                 files))
-        return played
-
-    def hook(self, payload: dict[str, Any]) -> Verdict:
-        """One hook call, as the runtime makes it: a process in the project, the payload on stdin."""
-        env = {k: v for k, v in os.environ.items() if k not in ("HOOKGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR")}
-        env["HOME"] = str(self.home)  # the user's global hooks.json is the (empty) one of this home
-        answer = subprocess.run([str(HOOKGATE), "hook", self.runtime, "--event", payload["hook_event_name"]],
-                                input=json.dumps(payload).encode(), cwd=self.work, env=env, capture_output=True,
-                                timeout=120)
-        assert answer.returncode in (0, 2), (payload["hook_event_name"], answer)
-        return self.read(payload["hook_event_name"], answer)
-
-    # carrying out a tool call
-    def bash(self, command: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["bash", "-c", command], cwd=self.work, capture_output=True, text=True, timeout=30)
-
-    def write(self, path: str, content: str) -> None:
-        target = self.work / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content)
 
 
 def read_file(path: Path) -> str | None:

@@ -23,7 +23,7 @@ from harness.runtimes import Run, base_env, binary, copy_agents, hookgate, new_p
 
 from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Start, Stop, Tool
 
-from .base import Agent, PayloadHost, Verdict, held, prepare
+from .base import Agent, StdinHost, Verdict, held, prepare
 from .real import RealPlay, ScenarioModel, interrupted, load, marker, scripts
 from .templates import template
 
@@ -33,7 +33,7 @@ COMPACT_INSTRUCTIONS = "keep it short"
 
 # -- payload tier -------------------------------------------------------------------------------------
 
-class Payloads(PayloadHost):
+class Payloads(StdinHost):
     runtime = runtime
 
     def payload(self, event: str, agent: Agent | None = None, **fields: Any) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from hookgate_codex.patch import file_operations
 
 from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Start, Stop, Tool
 
-from .base import Agent, PayloadHost, Verdict, held, prepare
+from .base import Agent, StdinHost, Verdict, held, prepare
 from .real import RealPlay, ScenarioModel, interrupted, load, marker, scripts
 from .templates import template
 
@@ -44,7 +44,8 @@ def codex_call(tool: str, given: Any) -> tuple[str, dict[str, Any]]:
     """A canonical tool call as Codex reports it to hooks (project-relative paths)."""
     if tool == "Write":
         lines = "".join(f"+{line}\n" for line in given["content"].splitlines())
-        return "apply_patch", {"command": f"*** Begin Patch\n*** Add File: {given['file_path']}\n{lines}*** End Patch\n"}
+        patch = f"*** Begin Patch\n*** Add File: {given['file_path']}\n{lines}*** End Patch\n"
+        return "apply_patch", {"command": patch}
     if tool == "Read":
         return "view_image", {"path": given["file_path"]}
     return tool, dict(given)
@@ -52,7 +53,7 @@ def codex_call(tool: str, given: Any) -> tuple[str, dict[str, Any]]:
 
 # -- payload tier -------------------------------------------------------------------------------------
 
-class Payloads(PayloadHost):
+class Payloads(StdinHost):
     runtime = runtime
 
     def __init__(self, session: Session, work: Path, home: Path) -> None:
@@ -122,7 +123,8 @@ class Payloads(PayloadHost):
         self.child_turns[agent.id] = str(uuid.uuid4())
         self.hook(self.payload("SubagentStart", agent))
         self.hook(self.payload("PostToolUse", tool_name="spawn_agent", tool_input={"message": message},
-                               tool_use_id=spawn_id, tool_response=json.dumps({"agent_id": agent.id, "nickname": "Ada"})))
+                               tool_use_id=spawn_id,
+                               tool_response=json.dumps({"agent_id": agent.id, "nickname": "Ada"})))
         waiting = self.hook(self.payload("PreToolUse", tool_name=WAIT, tool_input={"targets": [agent.id]},
                                          tool_use_id=agent.use_id))
         assert not waiting.refuses, waiting

@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import pytest
+
 from harness.fakemodel import API, MARKER, FakeModel, Say, Step
 from harness.runtimes import Run, metrics
-from scenarios import (LEAD, NEVER_RUN, SESSIONS, Dispatch, Interrupt, Move, Prompt, Record, Report, Session, Stop, Tool,
-                       proving)
+from scenarios import (LEAD, NEVER_RUN, SESSIONS, Compact, Dispatch, Interrupt, Move, Prompt, Record, Report, Session,
+                       Stop, Tool, proving)
 
 from .base import check_never_run, evidence, read_file
 
@@ -100,15 +102,20 @@ def load(model: ScenarioModel, session: Session, plan: Scripts, lead: str = LEAD
     return model.script(marker(session, lead), *plan.lead)
 
 
-def interrupted(process: subprocess.Popen[str], work: Path, command: str, timeout: float = 120) -> Run:
-    """Wait until the runtime asked its hooks about `command` (it is about to run), give it a moment
-    to start, then interrupt the runtime as a user's Ctrl-C does, and collect the run."""
+def running(work: Path, command: str, alive: Callable[[], bool], timeout: float = 120) -> None:
+    """Wait until the runtime asked its hooks about `command` (it is about to run, or the runtime
+    ended), then give the command a moment to start."""
     deadline = time.monotonic() + timeout
     while not any(e["event"] == "PreToolUse" and command in e["subject"] for e in evidence(work)):
-        if process.poll() is not None or time.monotonic() > deadline:
-            break
+        if not alive() or time.monotonic() > deadline:
+            return
         time.sleep(0.2)
     time.sleep(2)
+
+
+def interrupted(process: subprocess.Popen[str], work: Path, command: str, timeout: float = 120) -> Run:
+    """Interrupt the runtime while `command` runs, as a user's Ctrl-C does, and collect the run."""
+    running(work, command, lambda: process.poll() is None, timeout)
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=timeout)
@@ -128,10 +135,14 @@ class RealPlay:
     model: ScenarioModel
     runs: list[tuple[list[int], Run, list[dict[str, Any]]]] = field(default_factory=list)  # moves, run, evidence
     records: list[dict[str, Any]] = field(default_factory=list)
+    compactions: dict[int, int] = field(default_factory=dict)  # run -> compactions done, where the driver counts
 
-    def ran(self, moves: list[int], run: Run) -> None:
-        """Note a finished run of the runtime, which played `moves` (indices into the session)."""
+    def ran(self, moves: list[int], run: Run, compactions: int | None = None) -> None:
+        """Note a finished run of the runtime, which played `moves` (indices into the session);
+        `compactions`: how many the runtime did, if not told by a SessionStart(compact)."""
         before = sum(len(lines) for _, _, lines in self.runs)
+        if compactions is not None:
+            self.compactions[len(self.runs)] = compactions
         self.runs.append((moves, run, evidence(self.work)[before:]))
         self.records = metrics(self.work)
 
@@ -139,13 +150,24 @@ class RealPlay:
     def evidence(self) -> list[dict[str, Any]]:
         return [line for _, _, lines in self.runs for line in lines]
 
+    def run_of(self, index: int) -> int:
+        return next(n for n, (moves, _, _) in enumerate(self.runs) if index in moves)
+
     def evidence_of(self, index: int) -> list[dict[str, Any]]:
-        return next(lines for moves, _, lines in self.runs if index in moves)
+        return self.runs[self.run_of(index)][2]
+
+    def compacted(self, index: int) -> int:
+        """How many compactions the run of move `index` did: what the driver counted, else the
+        SessionStart(compact) that follows one."""
+        run = self.run_of(index)
+        if run in self.compactions:
+            return self.compactions[run]
+        return sum(e["hook"] == "python:session_start" and e["subject"] == "compact" for e in self.runs[run][2])
 
     def seen(self, agent: str) -> list[Any]:
         """The requests of `agent`'s conversations (the lead's of every run)."""
         name = marker(self.session, agent)
-        return [r for r in self.model.seen() if r.scenario and (r.scenario == name or r.scenario.startswith(name + "-"))]
+        return [r for r in self.model.seen() if r.scenario == name or (r.scenario or "").startswith(name + "-")]
 
     def texts(self, agent: str) -> list[str]:
         """Every text the runtime sent the model in `agent`'s conversations."""
@@ -201,12 +223,34 @@ def check_real(play: RealPlay, index: int) -> None:
             f"{where}: {hook} did not run (about {about!r})"
     for hook in expect.not_ran:
         assert not any(e["hook"] == hook for e in lines), f"{where}: {hook} ran"
+    if isinstance(move, Compact):
+        done = play.compacted(index)
+        assert done == (0 if expect.verdict == "block" else 1), f"{where}: {done} compaction(s)"
 
 
 def _last_mention(session: Session, index: int, path: str) -> bool:
     """The final state of a file shows a move only when no later move expects it otherwise."""
     return not any(path in m.expect.files or any(path in e.files for e in m.on.values())
                    for m in session.moves[index + 1:])
+
+
+def tier_fixture(driver: Any) -> Any:
+    """A real-tier test module's `tier` fixture: its runtime's sessions, played once per module;
+    the wall time of the runs is printed at the end."""
+
+    @pytest.fixture(scope="module")
+    def tier(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[RealTier]:
+        played = RealTier(driver, tmp_path_factory.mktemp(driver.runtime))
+        yield played
+        plugins = request.config.pluginmanager
+        reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
+        if reporter and capture and played.seconds:
+            runs = ", ".join(f"{name} {s:.1f} s" for name, s in played.seconds.items())
+            with capture.global_and_fixture_disabled():
+                total = sum(played.seconds.values())
+                reporter.write_line(f"\n{driver.runtime} real tier: {total:.1f} s of runs ({runs})")
+
+    return tier
 
 
 class RealTier:

@@ -1,6 +1,6 @@
 """Capture the hook payloads of the pinned Claude Code and Codex binaries, for the payload tier.
 
-    .venv/bin/python parity-tests/payloads/capture.py
+    .venv/bin/python parity-tests/payloads/capture.py [claude] [codex] [opencode]   (default: all)
 
 Each runtime runs a few scripted turns against the fake model (tool calls, a failing command, a
 subagent, a permission request, compaction, an interrupt) with a logging hook on every event; one
@@ -24,8 +24,9 @@ sys.path.insert(0, str(HERE.parent))
 
 from harness import codex as cx  # noqa: E402
 from harness.fakemodel import Call, Say  # noqa: E402
+from harness.opencode import configure  # noqa: E402
 from harness.runtimes import base_env, binary, new_project  # noqa: E402
-from drivers.base import ScenarioModel  # noqa: E402
+from drivers.real import ScenarioModel  # noqa: E402
 
 LOGGER = "import json, sys; open(sys.argv[1], 'a').write(json.dumps(json.load(sys.stdin)) + '\\n')"
 CLAUDE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
@@ -114,6 +115,65 @@ def codex(root: Path, fake: ScenarioModel) -> tuple[Path, str]:
     return root, "codex_0.171.0"
 
 
+OPENCODE_LOGGER = """\
+import { appendFileSync } from "node:fs"
+const log = (line) => appendFileSync(LOG, JSON.stringify(line) + "\\n")
+const hook = (kind) => async (input, output) => log({ kind, input, output })
+const EVENTS = new Set(["session.created", "session.idle", "permission.asked"])
+export const Capture = async () => ({
+  event: async ({ event }) => { if (EVENTS.has(event?.type)) log({ kind: "event", event }) },
+  "tool.execute.before": hook("tool.execute.before"),
+  "tool.execute.after": hook("tool.execute.after"),
+  "chat.message": hook("chat.message"),
+  "experimental.text.complete": hook("experimental.text.complete"),
+  "experimental.session.compacting": hook("experimental.session.compacting"),
+})
+"""
+
+
+def opencode(root: Path, fake: ScenarioModel) -> tuple[Path, str]:
+    from drivers.opencode import Server
+
+    work, home = new_project(root)
+    log = root / "hooks.jsonl"
+    plugins = work / ".opencode" / "plugin"
+    plugins.mkdir(parents=True)
+    (plugins / "capture.js").write_text(f"const LOG = {json.dumps(str(log))}\n" + OPENCODE_LOGGER)
+    configure(work, home, fake)
+    sub = fake.script("cap_sub", Call("bash", {"command": "echo sub", "description": "sub"}), Say("sub done"))
+    main = fake.script(
+        "cap_main",
+        Call("write", {"filePath": str(work / "hello.txt"), "content": "hello\n"}),
+        Call("bash", {"command": "echo hi", "description": "hi"}),
+        Call("bash", {"command": "ls missing-dir", "description": "fails"}),
+        Call("read", {"filePath": str(work / "hello.txt")}),
+        Call("task", {"description": "sub", "prompt": f"{sub} go", "subagent_type": "general"}),
+        Say("done"))
+    server = Server(work, home)
+    try:
+        session = server.api("POST", "/session", {})["id"]
+        server.api("POST", f"/session/{session}/message", {"parts": [{"type": "text", "text": f"{main} go"}]})
+        server.api("POST", f"/session/{session}/summarize", {"providerID": "fake", "modelID": "fake-model"})
+    finally:
+        server.stop()
+    config = json.loads((work / "opencode.json").read_text())
+    config["permission"]["bash"] = "ask"  # read at start: a server of its own
+    (work / "opencode.json").write_text(json.dumps(config))
+    perm = fake.script("cap_perm", Call("bash", {"command": "echo x > perm.txt", "description": "p"}), Say("ok"))
+    server = Server(work, home)
+    try:
+        session = server.api("POST", "/session", {})["id"]
+        server.api("POST", f"/session/{session}/prompt_async", {"parts": [{"type": "text", "text": f"{perm} go"}]})
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not server.api("GET", "/permission"):
+            time.sleep(0.2)
+        for request in server.api("GET", "/permission"):
+            server.api("POST", f"/permission/{request['id']}/reply", {"reply": "reject"})
+    finally:
+        server.stop()
+    return root, "opencode_1.18.33"
+
+
 def interrupt(process: subprocess.Popen[str], log: Path) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and "time.sleep" not in (log.read_text() if log.exists() else ""):
@@ -128,18 +188,28 @@ def keep(root: Path, name: str) -> None:
     for line in (root / "hooks.jsonl").read_text().splitlines():
         for real, placeholder in ((root / "work", "/srv/capture/project"), (root, "/srv/capture"),
                                   (Path(tempfile.gettempdir()), "/srv/capture/tmp")):
-            line = line.replace(str(real), placeholder).replace(str(real).replace("/", "-"), placeholder.replace("/", "-"))
-        payload = json.loads(line)
-        key = (payload["hook_event_name"], payload.get("tool_name"), payload.get("source"), "agent_id" in payload)
+            line = line.replace(str(real), placeholder)
+            line = line.replace(str(real).replace("/", "-"), placeholder.replace("/", "-"))
+        captured = json.loads(line)
+        if "kind" in captured:  # OpenCode: a plugin hook's (input, output), or a bus event
+            event = captured.get("event", {})
+            props = event.get("properties", {})
+            key = (captured["kind"], event.get("type"), (captured.get("input") or {}).get("tool"),
+                   bool(props.get("info", {}).get("parentID")))
+        else:
+            key = (captured["hook_event_name"], captured.get("tool_name"), captured.get("source"),
+                   "agent_id" in captured)
+            captured = {"label": captured["hook_event_name"], "payload": captured}
         if key not in seen:
             seen.add(key)
-            lines.append(json.dumps({"label": payload["hook_event_name"], "payload": payload}))
+            lines.append(json.dumps(captured))
     (HERE / f"{name}.hooks.jsonl").write_text("\n".join(lines) + "\n")
     print(f"{name}: {len(lines)} payloads")
 
 
 if __name__ == "__main__":
-    for capture in (claude, codex):
+    runtimes = {capture.__name__: capture for capture in (claude, codex, opencode)}
+    for capture in (runtimes[name] for name in sys.argv[1:] or runtimes):
         with tempfile.TemporaryDirectory() as tmp, ScenarioModel() as fake:
             root, name = capture(Path(tmp) / capture.__name__, fake)
             keep(root, name)

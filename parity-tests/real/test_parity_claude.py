@@ -9,19 +9,10 @@ import pytest
 from pytest import mark
 
 from drivers import claude as driver
-from drivers.real import RealTier
+from drivers.real import RealTier, tier_fixture
 
 pytestmark = mark.real
-
-
-@pytest.fixture(scope="module")
-def tier(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest):
-    tier = RealTier(driver, tmp_path_factory.mktemp("claude"))
-    yield tier
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter and tier.seconds:
-        runs = ", ".join(f"{name} {s:.1f} s" for name, s in tier.seconds.items())
-        reporter.write_line(f"claude real tier: {sum(tier.seconds.values()):.1f} s of runs ({runs})")
+tier = tier_fixture(driver)
 
 
 # -- pipeline ---------------------------------------------------------------------------------------
