@@ -89,10 +89,10 @@ def _payload(event: str, cwd: Path) -> dict:
 
 
 def _closed_gate_events() -> set[str]:
-    from hookgate.config.load import load_config
+    from hookgate.config.load import preset_config
     from hookgate.policy import build_engine
 
-    engine = build_engine(load_config(Path("/nonexistent/config.toml")))
+    engine = build_engine(preset_config())
     return {event for gate in engine.gates if gate.fail_mode == "closed" for event in gate.events}
 
 

@@ -31,6 +31,11 @@ def load_config(path: Path) -> Config:
     return config
 
 
+def preset_config(name: str = "godot") -> Config:
+    """A preset as it stands, with no project config over it."""
+    return msgspec.convert(preset_data(name), Config)
+
+
 def preset_data(name: str) -> dict[str, Any]:
     if name == "none":
         return {}

@@ -44,14 +44,13 @@ def parse_need(text: str) -> Need:
 
 def pipeline_rows() -> list[Row]:
     """The pipeline pack's gates, as the godot preset declares them."""
-    from ..config.load import load_config
+    from ..config.load import preset_config
     from ..pipeline import gates, observers
-    from pathlib import Path
 
-    config = load_config(Path("/nonexistent/config.toml"))
+    config = preset_config()
     rows = [Row(id=g.id, family="pipeline", title=g.description or g.id, events=g.events,
                 needs=tuple(parse_need(n) for n in g.needs)) for g in gates(config, None)]
-    rows += [Row(id=o.id, family="pipeline", title=getattr(o, "description", "") or o.id, events=o.events)
+    rows += [Row(id=o.id, family="pipeline", title=o.description or o.id, events=o.events)
              for o in observers(config, None)]
     return rows
 
