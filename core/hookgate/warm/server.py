@@ -177,7 +177,8 @@ class Core:
                 os._exit(0)
 
     def wait_for_call(self, listener: socket.socket, slot: int, answered: int, scratch: str) -> None:
-        touch_pages(scratch)
+        if not select.select([listener], [], [], 0)[0]:  # with a caller already waiting, serve it now
+            touch_pages(scratch)
         gc.freeze()
         with orphan_watch():
             conn, _ = listener.accept()
