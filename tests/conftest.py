@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -9,9 +8,6 @@ from hookgate.config.load import load_config
 from hookgate.engine.context import Context
 from hookgate.store.project import Project
 from support import MemorySession
-
-# every project a test makes gets a warm core at its first hook call (hookgate.warm): let them go soon
-os.environ.setdefault("HOOKGATE_WARM_IDLE", "10")
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 from the real Codex 0.171 and on the failure paths Codex would otherwise turn into an allow."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -139,7 +140,7 @@ def test_hook_codex_imports_no_heavy_module(build_project):
     payload = json.dumps(in_project(PATCH_PAYLOAD, build_project, tool_input={"command": patch})).encode()
     probe = PROBE.replace('"hook", "claude"', '"hook", "codex"')
     done = subprocess.run([sys.executable, "-c", f"PAYLOAD={payload!r}\n" + probe], cwd=build_project,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "HOOKGATE_WARM": "off"})
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith("Build role cannot write game code")  # the probe really ran a decision
     imported = set(json.loads(done.stderr.strip().splitlines()[-1]))
