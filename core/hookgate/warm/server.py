@@ -106,6 +106,7 @@ class Core:
                     if not self.still_ours() or code_changed_since(self.started_ns):
                         break
                     refresh_config(self.project)
+                    tidy_scratch(scratch)
                 if now - self.last_call > self.idle:
                     break
         finally:
@@ -304,18 +305,27 @@ def prime(project: str, scratch: str) -> None:
             dialect = import_module(module)
             for call in PRIMING_CALLS:
                 handle(dialect, _payload(scratch, call))
-    shutil.rmtree(root / ".hookgate")
-    (root / ".hookgate").mkdir()  # no role: touch_pages' call records nothing
     refresh_config(project)
 
 
 def touch_pages(scratch: str) -> None:
-    """A fork decides one call in the scratch project (no role: nothing is written) before it
-    waits, so the copy-on-write faults of a first decision are paid before a caller waits."""
+    """A fork decides a call in the scratch project before it waits, so the copy-on-write faults
+    of a first decision are paid before a caller waits, not while it does."""
     from hookgate.cli.hook import evaluate
 
     with scratch_environment(scratch):
         evaluate("claude", _payload(scratch, TOUCH_CALL), "PreToolUse")
+
+
+def tidy_scratch(scratch: str) -> None:
+    """The scratch project's records only grow (each fork's touch_pages adds a few lines)."""
+    state = Path(scratch) / ".hookgate"
+    try:
+        if (state / "metrics.jsonl").stat().st_size > 1 << 20:
+            shutil.rmtree(state / "sessions", ignore_errors=True)
+            (state / "metrics.jsonl").unlink()
+    except FileNotFoundError:
+        pass
 
 
 class scratch_environment:
@@ -333,7 +343,7 @@ class scratch_environment:
         os.environ.update(self.saved)
 
 
-# calls through most of the decision path, for prime() (with a role) and touch_pages() (without)
+# calls through most of the decision path, for prime(), and the most common one, for touch_pages()
 PRIMING_CALLS = (
     {"hook_event_name": "SessionStart", "source": "startup"},
     {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "src/a.gd", "content": ""}},
@@ -343,7 +353,7 @@ PRIMING_CALLS = (
      "last_assistant_message": "## Report: x\n### Status: DONE\n"},
     {"hook_event_name": "Stop", "stop_hook_active": False},
 )
-TOUCH_CALL = {"hook_event_name": "PreToolUse", "tool_name": "Glob", "tool_input": {"pattern": "*"}}
+TOUCH_CALL = PRIMING_CALLS[1]
 
 
 def _payload(root: str, call: dict[str, object]) -> bytes:
