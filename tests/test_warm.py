@@ -213,6 +213,17 @@ def test_a_burst_of_cold_calls_starts_one_core(warm: Warm, tmp_path: Path) -> No
     assert len(cores) == 1, serving
 
 
+def test_the_projects_own_modules_never_shadow_the_cores(warm: Warm, tmp_path: Path) -> None:
+    root = build_project(tmp_path)
+    (root / "msgspec.py").write_text("raise ImportError('the project shadowed msgspec')\n")
+    (root / "hookgate").mkdir()
+    (root / "hookgate" / "__init__.py").write_text("raise ImportError('the project shadowed hookgate')\n")
+    assert warm.hook("claude", payload(root), root, warm.env())[0] == BLOCKED
+    assert wait_for(lambda: core_running(warm, root))  # started from the project's folder, and up
+    assert warm.hook("claude", payload(root), root, warm.env())[0] == BLOCKED
+    assert warm.answered(root, 1) == 1
+
+
 def test_hookgate_warm_off_never_starts_or_uses_a_core(warm: Warm, tmp_path: Path) -> None:
     root = build_project(tmp_path)
     for _ in range(3):

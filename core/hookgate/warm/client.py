@@ -172,7 +172,7 @@ def start(root: str | None = None, force: bool = False) -> str | None:
     /dev/null) and return its socket at once. The core's lock file doubles as a note of the
     last start, so a burst of cold calls starts one core, and a core that cannot stay up is
     retried only now and then. The core takes the lock; a second one finds it taken and leaves."""
-    if not (force or os.environ.get("HOOKGATE_WARM") != "off") or not ensure_runtime_dir():
+    if (os.environ.get("HOOKGATE_WARM") == "off" and not force) or not ensure_runtime_dir():
         return None
     root = root or project_root()
     path = locate(root)
@@ -186,7 +186,9 @@ def start(root: str | None = None, force: bool = False) -> str | None:
         pass
     devnull = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDWR, 0), (os.POSIX_SPAWN_DUP2, 0, 1),
                (os.POSIX_SPAWN_DUP2, 0, 2)]
-    argv = [sys.executable, "-m", "hookgate", "warm", "--project", root, "serve", "--socket", path]
+    # -P: the project (this cwd) must not come first on the core's sys.path, as it does not for
+    # the hookgate command either; a module the project holds must not shadow hookgate's own
+    argv = [sys.executable, "-P", "-m", "hookgate", "warm", "--project", root, "serve", "--socket", path]
     try:
         os.close(os.open(lock, os.O_WRONLY | os.O_CREAT, 0o600))
         os.utime(lock)
