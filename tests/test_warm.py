@@ -213,6 +213,38 @@ def test_a_burst_of_cold_calls_starts_one_core(warm: Warm, tmp_path: Path) -> No
     assert len(cores) == 1, serving
 
 
+def test_an_edit_of_a_project_file_applies_to_the_next_warm_call(warm: Warm, tmp_path: Path) -> None:
+    root = build_project(tmp_path)
+    assert warm.warm("start", root).returncode == 0
+    allowed = {"session_id": "s1", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": "make deploy"}}
+    assert warm.hook("claude", allowed, root, warm.env()) == (b"", b"", 0)
+    # a command hook appears
+    hooks = root / ".hookgate" / "hooks.json"
+    hooks.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo 'no deploys today' >&2; exit 2"}]}]}}))
+    assert b"no deploys today" in warm.hook("claude", allowed, root, warm.env())[0]
+    hooks.unlink()
+    # a Python policy appears, then changes
+    policy = root / ".hookgate" / "policies" / "p.py"
+    policy.parent.mkdir()
+    policy.write_text("from hookgate import block, register_hook\n"
+                      "register_hook('d', 'pre_tool_use', {'tool': 'Bash'}, None, lambda e: block('policy one'))\n")
+    assert b"policy one" in warm.hook("claude", allowed, root, warm.env())[0]
+    policy.write_text(policy.read_text().replace("policy one", "policy two"))
+    assert b"policy two" in warm.hook("claude", allowed, root, warm.env())[0]
+    policy.unlink()
+    # the config: cached once it has settled, and still every edit counts at once
+    config = root / ".hookgate" / "config.toml"
+    config.write_text("[gates.check_file_permissions]\nenabled = false\n")
+    time.sleep(2.5)  # past config.cache.RACY_SECONDS: the core caches it now
+    assert warm.hook("claude", payload(root), root, warm.env()) == (b"", b"", 0)
+    assert warm.hook("claude", payload(root), root, warm.env()) == (b"", b"", 0)
+    config.write_text("[gates.check_file_permissions]\nenabled = true\n")  # within the same second
+    assert warm.hook("claude", payload(root), root, warm.env())[0] == BLOCKED
+    assert warm.answered(root, 7) == 7  # all of them warm
+
+
 def test_the_projects_own_modules_never_shadow_the_cores(warm: Warm, tmp_path: Path) -> None:
     root = build_project(tmp_path)
     (root / "msgspec.py").write_text("raise ImportError('the project shadowed msgspec')\n")
