@@ -318,10 +318,12 @@ def test_a_core_of_another_hookgate_is_never_used(warm: Warm, tmp_path: Path) ->
     core = subprocess.Popen([sys.executable, "-c", code], env=warm.env(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     try:
-        assert wait_for(path.exists)
+        assert wait_for(lambda: len(children(core.pid)) == 2)  # primed, two forks waiting
+        forks = set(children(core.pid))
         reply = warm.hook("claude", payload(root), root, warm.env())
         assert reply == (BLOCKED, b"", 0)  # decided in-process, by this hookgate
-        # ... although the other core was reached and refused it
+        # ... although the other core was reached (a fork took the call, refused it and left)
+        assert wait_for(lambda: len(forks - set(children(core.pid))) == 1, 10)
         assert warm.warm("status", root).returncode == 3  # this hookgate's status is refused too
         assert core.poll() is None
         assert not any(p.parent == path.parent and p != path for p in warm.sockets())  # no second core started
@@ -344,7 +346,8 @@ def test_a_core_leaves_when_its_own_code_changes(warm: Warm, tmp_path: Path) -> 
         assert core.wait(15) == 0
         assert not path.exists()
     finally:
-        core.kill() if core.poll() is None else None
+        if core.poll() is None:
+            core.kill()
 
 
 def test_an_idle_core_leaves_with_its_forks_and_its_socket(warm: Warm, tmp_path: Path) -> None:
