@@ -116,13 +116,13 @@ def test_a_gating_registration_turns_any_failure_of_hookgate_into_a_refusal(tmp_
     """Codex lets the tool run when a hook fails; hookgate's gating registrations exit 2 instead."""
     command = hook_command(program, "PreToolUse")
     done = subprocess.run(["sh", "-c", command], input=b"{}", capture_output=True, cwd=tmp_path,
-                          env={"PATH": "/usr/bin:/bin"}, timeout=30)
+                          env={"PATH": "/usr/bin:/bin", "HOOKGATE_WARM_IDLE": "10"}, timeout=30)
     assert done.returncode == 2 and b"hookgate could not run" in done.stderr
 
 
 def test_a_gating_registration_passes_hookgates_own_answers_through(build_project):
     command = hook_command(HOOKGATE, "PreToolUse")
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(build_project)}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(build_project), "HOOKGATE_WARM_IDLE": "10"}
     allowed = subprocess.run(["sh", "-c", command], input=json.dumps(in_project(PATCH_PAYLOAD, build_project)).encode(),
                              capture_output=True, cwd=build_project, env=env, timeout=60)
     assert (allowed.returncode, allowed.stdout, allowed.stderr) == (0, b"", b"")
