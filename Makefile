@@ -12,8 +12,8 @@ demo: venv                      ## the main job: a scripted pipeline session, ga
 test: venv runtimes chromium js-test  ## the whole suite: unit tests, the plugin's tests, both parity tiers
 	$(BIN)/python -m pytest
 
-unit: venv                      ## fast tests only (no real runtime binaries)
-	$(BIN)/python -m pytest -m "not real"
+unit: venv                      ## fast tests only (no real runtime binaries, no slow suite)
+	$(BIN)/python -m pytest -m "not real and not slow"
 
 bench: venv                     ## benchmarks (ratios against same-run baselines)
 	$(BIN)/python benchmarks/run.py

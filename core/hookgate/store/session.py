@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from pathlib import Path
@@ -31,6 +30,8 @@ def safe_session_dir_name(session_id: str) -> str:
         return session_id
     if not session_id:
         return "no-session"
+    import hashlib  # here, not at the top: it costs a hook process more than the rest of this module
+
     return "id-" + hashlib.sha256(session_id.encode()).hexdigest()[:24]
 
 
