@@ -36,8 +36,10 @@ class MemorySession:
     def spend(self, key: str, budget: int) -> bool:
         counters = self.state.setdefault("counters", {})
         used = counters.get(key, 0)
-        counters[key] = used + 1 if used < budget else 0
-        return used < budget
+        if used >= budget:
+            return False
+        counters[key] = used + 1
+        return True
 
     def push_notice(self, text: str) -> None:
         self.notices.append(text)
