@@ -4,16 +4,16 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUNTIMES := parity-tests/runtimes
 
-.PHONY: demo test unit real bench runtimes venv clean js js-test
+.PHONY: demo test unit real bench runtimes venv chromium clean js js-test
 
 demo: venv                      ## the main job: a scripted pipeline session, gates firing
 	$(BIN)/hookgate demo
 
-test: venv runtimes js-test     ## the whole suite: unit tests, payload tier and real-runtime tier
+test: venv runtimes chromium js-test  ## the whole suite: unit tests, the plugin's tests, both parity tiers
 	$(BIN)/python -m pytest
 
-unit: venv                      ## fast tests only (no real runtime binaries)
-	$(BIN)/python -m pytest -m "not real"
+unit: venv                      ## fast tests only (no real runtime binaries, no slow suite)
+	$(BIN)/python -m pytest -m "not real and not slow"
 
 bench: venv                     ## benchmarks (ratios against same-run baselines)
 	$(BIN)/python benchmarks/run.py
@@ -33,6 +33,9 @@ runtimes: $(RUNTIMES)/node_modules/.installed
 $(RUNTIMES)/node_modules/.installed: $(RUNTIMES)/package.json $(RUNTIMES)/package-lock.json
 	cd $(RUNTIMES) && npm install --no-audit --no-fund
 	touch $@
+
+chromium:                       ## Debian's Chromium, to check that the parity page renders
+	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
 js: node_modules/.installed
 

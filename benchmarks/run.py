@@ -5,6 +5,12 @@
 Machines here are shared and noisy, so every figure is a ratio against a baseline measured in the
 same run, with the commands interleaved round by round. hookgate is measured as users run it: a
 regular (not editable) install in a venv of its own, built on first use under benchmarks/.venv.
+
+- stdin hook: `hookgate hook claude` on a PreToolUse payload the build role refuses, answered by
+  the project's warm core and in-process (HOOKGATE_WARM=off), against bare `python -c pass` and
+  the msgspec-import floor (`python -c "import msgspec"`: no in-process hook can be faster).
+- engine: decisions per second in-process (benchmarks/inprocess.py), beside bare Python calls.
+- completion gate: a Stop decision in a session with a 1,000,000-line log against an empty one.
 """
 
 from __future__ import annotations
@@ -21,6 +27,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_VENV = ROOT / "benchmarks" / ".venv"
+# hookgate caches nothing built from files younger than this (config/cache.py); a fresh install
+# must age past it, as every real install has
+RACY_SECONDS = 2.0
+TARGETS = {
+    "warm hook / bare python": 1.3,
+    "cold hook / msgspec-import floor": 1.3,
+    "session-length cost (1M-line log / empty)": 2.0,
+}
+MIN_DECISIONS_PER_SECOND = 50_000
 
 
 def bench_python() -> Path:
@@ -28,7 +43,7 @@ def bench_python() -> Path:
     python = BENCH_VENV / "bin" / "python"
     stamp = BENCH_VENV / "source-stamp"
     sources = sorted(p for d in ("core", "adapters/claude", "adapters/codex") for p in (ROOT / d).rglob("*")
-                     if p.is_file() and "__pycache__" not in p.parts)
+                     if p.is_file() and "__pycache__" not in p.parts) + [ROOT / "pyproject.toml"]
     digest = str(max(p.stat().st_mtime_ns for p in sources)) + str(len(sources))
     if not python.exists() or not stamp.exists() or stamp.read_text() != digest:
         print("building the benchmark venv (a regular install of this checkout)...", file=sys.stderr)
@@ -39,16 +54,20 @@ def bench_python() -> Path:
         subprocess.run([str(python), "-m", "pip", "install", "-q", "msgspec", "watchfiles"], check=True,
                        stdout=subprocess.DEVNULL)
         stamp.write_text(digest)
+        time.sleep(RACY_SECONDS + 0.5)
     return python
 
 
-def time_commands(commands: dict[str, tuple[list[str], bytes]], rounds: int, cwd: Path) -> dict[str, list[float]]:
+Command = tuple[list[str], bytes, dict[str, str]]  # argv, stdin, environment
+
+
+def time_commands(commands: dict[str, Command], rounds: int, cwd: Path) -> dict[str, list[float]]:
     """Run every command once per round, interleaved, and keep each one's wall times."""
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(rounds):
-        for name, (argv, stdin) in commands.items():
+        for name, (argv, stdin, env) in commands.items():
             start = time.perf_counter()
-            done = subprocess.run(argv, input=stdin, cwd=cwd, capture_output=True)
+            done = subprocess.run(argv, input=stdin, cwd=cwd, env=env, capture_output=True)
             times[name].append(time.perf_counter() - start)
             if done.returncode not in (0, 2):
                 raise SystemExit(f"{name} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
@@ -56,7 +75,7 @@ def time_commands(commands: dict[str, tuple[list[str], bytes]], rounds: int, cwd
 
 
 def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
-    hookgate = python.with_name("hookgate")
+    hookgate = str(python.with_name("hookgate"))
     with tempfile.TemporaryDirectory(prefix="hookgate-bench-") as tmp:
         root = Path(tmp)
         (root / ".hookgate").mkdir()
@@ -65,19 +84,34 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
             "session_id": "bench", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Write",
             "tool_input": {"file_path": str(root / "src" / "player.gd"), "content": "extends Node\n"},
         }).encode()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_")}
+        cold_env = {**env, "HOOKGATE_WARM": "off"}
         commands = {
-            "python -c pass": ([str(python), "-c", "pass"], b""),
-            'python -c "import msgspec"': ([str(python), "-c", "import msgspec"], b""),
-            "hookgate hook claude (cold)": ([str(hookgate), "hook", "claude"], payload),
+            "python -c pass": ([str(python), "-c", "pass"], b"", env),
+            'python -c "import msgspec"': ([str(python), "-c", "import msgspec"], b"", env),
+            "hookgate hook claude, warm": ([hookgate, "hook", "claude"], payload, env),
+            "hookgate hook claude, cold": ([hookgate, "hook", "claude"], payload, cold_env),
         }
-        times = time_commands(commands, rounds, root)
+        subprocess.run([hookgate, "warm", "start"], cwd=root, env=env, check=True, capture_output=True)
+        try:
+            time_commands(commands, 2, root)  # warm-up: page cache, the config cache
+            times = time_commands(commands, rounds, root)
+            served = subprocess.run([hookgate, "warm", "status"], cwd=root, env=env, capture_output=True, text=True)
+        finally:
+            subprocess.run([hookgate, "warm", "stop"], cwd=root, env=env, capture_output=True)
+        if "running" not in served.stdout:
+            raise SystemExit(f"the warm core was not running through the benchmark: {served.stdout}")
     medians = {name: statistics.median(values) for name, values in times.items()}
     bare, floor = medians["python -c pass"], medians['python -c "import msgspec"']
+    warm, cold = medians["hookgate hook claude, warm"], medians["hookgate hook claude, cold"]
     return {
         "medians_ms": {k: round(v * 1000, 2) for k, v in medians.items()},
         "ratios": {
-            "cold hook / bare python": round(medians["hookgate hook claude (cold)"] / bare, 2),
-            "cold hook / msgspec-import floor": round(medians["hookgate hook claude (cold)"] / floor, 2),
+            "warm hook / bare python": round(warm / bare, 2),
+            "warm hook / msgspec-import floor": round(warm / floor, 2),
+            "cold hook / bare python": round(cold / bare, 2),
+            "cold hook / msgspec-import floor": round(cold / floor, 2),
+            "warm hook / cold hook": round(warm / cold, 2),
         },
         "rounds": rounds,
     }
@@ -110,6 +144,37 @@ def opencode_hook(python: Path, calls: int) -> dict[str, object]:
     }
 
 
+def inprocess(python: Path, name: str) -> dict[str, object]:
+    done = subprocess.run([str(python), str(ROOT / "benchmarks" / "inprocess.py"), name], capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def report(results: dict[str, object], rounds: int) -> list[str]:
+    hook, engine, completion = results["stdin_hook"], results["engine"], results["completion"]
+    lines = [f"stdin hook latency, median of {rounds} interleaved rounds (absolute ms are for this machine only)"]
+    lines += [f"  {name:<44} {ms:8.1f} ms" for name, ms in hook["medians_ms"].items()]
+    lines += ["", "ratios (target in brackets)"]
+    ratios = {**hook["ratios"], "session-length cost (1M-line log / empty)": completion["cost_ratio"]}
+    for name, ratio in ratios.items():
+        target = TARGETS.get(name)
+        verdict = "" if target is None else f"  [<= {target}x: {'met' if ratio <= target else 'MISSED'}]"
+        lines.append(f"  {name:<44} {ratio:8.2f}x{verdict}")
+    lines += ["", f"in-process decisions per second, median of interleaved rounds [>= {MIN_DECISIONS_PER_SECOND:,}/s]"]
+    rates = engine["per_second"]
+    for name, rate in rates.items():
+        verdict = "" if name == "bare call" else \
+            f"  ({rates['bare call'] / rate:5.1f}x a bare call) [{'met' if rate >= MIN_DECISIONS_PER_SECOND else 'MISSED'}]"
+        lines.append(f"  {name:<44} {rate:10,.0f}/s{verdict}")
+    for name, rate in completion["per_second"].items():
+        lines.append(f"  {'Stop (completion gate), ' + name:<44} {rate:10,.0f}/s")
+    opencode = results["opencode_hook"]
+    lines += ["", f"OpenCode tool.execute.before -> verdict, {opencode['calls']} interleaved calls per side"]
+    lines += [f"  {name:<44} {ms:8.2f} ms" for name, ms in opencode["ms"].items()]
+    lines += [f"  {name:<44} {ratio:8.1f}x" for name, ratio in opencode["ratios"].items()]
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=40)
@@ -117,18 +182,14 @@ def main() -> int:
     parser.add_argument("--opencode-calls", type=int, default=300, help="interleaved calls per side in the OpenCode section")
     ns = parser.parse_args()
     python = bench_python()
-    results = {"stdin_hook": stdin_hook(python, ns.rounds), "machine": {"cpus": os.cpu_count()}}
-    print(f"\nstdin hook latency, median of {ns.rounds} interleaved rounds (absolute ms are for this machine only)")
-    for name, ms in results["stdin_hook"]["medians_ms"].items():
-        print(f"  {name:<34} {ms:8.1f} ms")
-    for name, ratio in results["stdin_hook"]["ratios"].items():
-        print(f"  {name:<34} {ratio:8.2f}x")
-    results["opencode_hook"] = opencode = opencode_hook(python, ns.opencode_calls)
-    print(f"\nOpenCode tool.execute.before -> verdict, {opencode['calls']} interleaved calls per side")
-    for name, ms in opencode["ms"].items():
-        print(f"  {name:<34} {ms:8.2f} ms")
-    for name, ratio in opencode["ratios"].items():
-        print(f"  {name:<34} {ratio:8.1f}x")
+    results = {
+        "stdin_hook": stdin_hook(python, ns.rounds),
+        "engine": inprocess(python, "engine"),
+        "completion": inprocess(python, "completion"),
+        "opencode_hook": opencode_hook(python, ns.opencode_calls),
+        "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()},
+    }
+    print("\n" + "\n".join(report(results, ns.rounds)))
     ns.json.parent.mkdir(parents=True, exist_ok=True)
     ns.json.write_text(json.dumps(results, indent=2) + "\n")
     print(f"\nwritten: {ns.json.relative_to(ROOT) if ns.json.is_relative_to(ROOT) else ns.json}")

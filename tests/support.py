@@ -36,8 +36,10 @@ class MemorySession:
     def spend(self, key: str, budget: int) -> bool:
         counters = self.state.setdefault("counters", {})
         used = counters.get(key, 0)
-        counters[key] = used + 1 if used < budget else 0
-        return used < budget
+        if used >= budget:
+            return False
+        counters[key] = used + 1
+        return True
 
     def push_notice(self, text: str) -> None:
         self.notices.append(text)
@@ -50,7 +52,8 @@ class MemorySession:
 def run_hook(runtime: str, payload: Any, cwd: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """`hookgate hook <runtime>` as the runtime runs it: a process, the payload on stdin."""
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    full_env = {**os.environ, **(env or {})}
+    # the project's warm core, which the first call starts, leaves soon after the test (hookgate.warm)
+    full_env = {"HOOKGATE_WARM_IDLE": "10", **os.environ, **(env or {})}
     full_env.pop("HOOKGATE_PROJECT_DIR", None)
     full_env.pop("CLAUDE_PROJECT_DIR", None)
     return subprocess.run([HOOKGATE, "hook", runtime, *extra], input=data, cwd=cwd, capture_output=True,

@@ -2,6 +2,7 @@
 from the real Codex 0.171 and on the failure paths Codex would otherwise turn into an allow."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -115,13 +116,13 @@ def test_a_gating_registration_turns_any_failure_of_hookgate_into_a_refusal(tmp_
     """Codex lets the tool run when a hook fails; hookgate's gating registrations exit 2 instead."""
     command = hook_command(program, "PreToolUse")
     done = subprocess.run(["sh", "-c", command], input=b"{}", capture_output=True, cwd=tmp_path,
-                          env={"PATH": "/usr/bin:/bin"}, timeout=30)
+                          env={"PATH": "/usr/bin:/bin", "HOOKGATE_WARM_IDLE": "10"}, timeout=30)
     assert done.returncode == 2 and b"hookgate could not run" in done.stderr
 
 
 def test_a_gating_registration_passes_hookgates_own_answers_through(build_project):
     command = hook_command(HOOKGATE, "PreToolUse")
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(build_project)}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(build_project), "HOOKGATE_WARM_IDLE": "10"}
     allowed = subprocess.run(["sh", "-c", command], input=json.dumps(in_project(PATCH_PAYLOAD, build_project)).encode(),
                              capture_output=True, cwd=build_project, env=env, timeout=60)
     assert (allowed.returncode, allowed.stdout, allowed.stderr) == (0, b"", b"")
@@ -139,7 +140,7 @@ def test_hook_codex_imports_no_heavy_module(build_project):
     payload = json.dumps(in_project(PATCH_PAYLOAD, build_project, tool_input={"command": patch})).encode()
     probe = PROBE.replace('"hook", "claude"', '"hook", "codex"')
     done = subprocess.run([sys.executable, "-c", f"PAYLOAD={payload!r}\n" + probe], cwd=build_project,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "HOOKGATE_WARM": "off"})
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith("Build role cannot write game code")  # the probe really ran a decision
     imported = set(json.loads(done.stderr.strip().splitlines()[-1]))

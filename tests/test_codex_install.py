@@ -154,7 +154,7 @@ def test_an_edit_that_would_break_the_toml_is_refused_and_nothing_changes(home, 
 def test_installed_commands_run_outside_the_venv(home, tmp_path):
     install(home / "hooks.json", HOOKGATE)
     hooks = json.loads((home / "hooks.json").read_text())["hooks"]
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "HOOKGATE_WARM_IDLE": "10"}
     for event in ("Stop", "PreToolUse"):  # a plain one and a fail-closed one
         command = hooks[event][0]["hooks"][0]["command"]
         payload = {"hook_event_name": event, "session_id": "s", "cwd": str(tmp_path), "tool_name": "Bash",

@@ -122,7 +122,8 @@ def test_the_hook_path_stays_light_when_no_handler_matches(work):
     payload = json.dumps({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(work),
                           "tool_name": "Write", "tool_input": {"file_path": "a.txt", "content": ""}}).encode()
     done = subprocess.run([sys.executable, "-c", f"PAYLOAD={payload!r}\n" + PROBE], cwd=work, capture_output=True,
-                          text=True, timeout=60, env={"HOME": str(work.parent / "home"), "PATH": "/usr/bin:/bin"})
+                          text=True, timeout=60, env={"HOME": str(work.parent / "home"), "PATH": "/usr/bin:/bin",
+                                                      "HOOKGATE_WARM_IDLE": "10"})
     assert done.returncode == 0, done.stderr
     imported = set(json.loads(done.stderr.strip().splitlines()[-1]))
     assert "hookgate.commandhooks.gate" in imported  # the hooks were loaded

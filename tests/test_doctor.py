@@ -84,9 +84,12 @@ def test_a_hook_edited_after_install_is_untrusted_again_and_reinstall_fixes_it(p
     data = json.loads(hooks_path.read_text())
     data["hooks"]["Stop"][0]["hooks"][0]["timeout"] = 99  # any edit needs trust again
     hooks_path.write_text(json.dumps(data))
-    ((name, message, fix),) = failures(project, env)
-    assert name == "codex trust" and "1 of hookgate's 12 hooks" in message and "changed since they were trusted: Stop" in message
-    assert fix == "hookgate install codex --user"
+    found = {name: (message, fix) for name, message, fix in failures(project, env)}
+    assert set(found) == {"codex hooks", "codex trust"}
+    assert "the registration of Stop differs from the lifecycle matrix" in found["codex hooks"][0]
+    message, fix = found["codex trust"]
+    assert "1 of hookgate's 12 hooks" in message and "changed since they were trusted: Stop" in message
+    assert fix == found["codex hooks"][1] == "hookgate install codex --user"
     hookgate(*fix.split()[1:], project=project, env=env)
     assert failures(project, env) == []
 

@@ -84,9 +84,9 @@ def test_a_wrong_return_type_is_a_gate_failure(ctx):
 def test_bounded_blocking_per_agent_then_force_allow_recorded_unverified(ctx):
     engine = Engine([gate("strict", lambda e, c: Block(reason="fix it"), may_block=True,
                           block_limit=BlockLimit(per="agent", limit=2))])
-    decisions = [engine.evaluate(pre(agent_id="a1"), ctx) for _ in range(6)]
-    # two blocks, a release, then a fresh budget: a release ends that chain, not the gate
-    assert [d.verdict.kind for d in decisions] == ["block", "block", "context"] * 2
+    decisions = [engine.evaluate(pre(agent_id="a1"), ctx) for _ in range(4)]
+    # the budget is the agent's: once spent, every later block of it is released (and explained)
+    assert [d.verdict.kind for d in decisions] == ["block", "block", "context", "context"]
     released = decisions[2]
     assert released.forced == ("strict",) and "UNVERIFIED" in released.verdict.context
     assert released.verdict.message == released.verdict.context  # the user is told too
@@ -150,6 +150,14 @@ def test_fail_blocks_only_when_a_gate_of_that_event_fails_closed(ctx):
     assert engine.fail("PreToolUse", "bad json", ctx).verdict.kind == "block"
     assert engine.fail("Stop", "bad json", ctx).verdict == Allow()
     assert engine.fail("", "bad json", ctx).verdict == Allow()
+
+
+def test_an_unreadable_payload_keeps_the_bound_of_a_closed_gate(ctx):
+    engine = Engine([Gate(id="done", events=("Stop",), check=lambda e, c: None, may_block=True, fail_mode="closed",
+                          block_limit=BlockLimit(per="session", limit=2))])
+    kinds = [engine.fail("Stop", "truncated", ctx).verdict.kind for _ in range(3)]
+    assert kinds == ["block", "block", "context"]
+    assert any(r["event"] == "hook_force_allow" and r["outcome_kind"] == "unverified" for r in ctx.records)
 
 
 @pytest.mark.parametrize("kw, message", [

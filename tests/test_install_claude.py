@@ -52,7 +52,7 @@ def test_installed_command_runs_outside_the_venv(tmp_path):
     command = json.loads((tmp_path / "s.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
     payload = json.dumps({"hook_event_name": "Stop", "session_id": "s", "cwd": str(tmp_path)})
     done = subprocess.run(["sh", "-c", command], input=payload, text=True, capture_output=True, cwd=tmp_path,
-                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "HOOKGATE_WARM_IDLE": "10"})
     assert done.returncode == 0 and done.stderr == ""
 
 

@@ -1,6 +1,7 @@
 """`hookgate metrics report`: a readable HTML page of a session, built from its real metrics."""
 
 import subprocess
+import time
 from html.parser import HTMLParser
 
 from pipeline_support import Pipeline
@@ -56,6 +57,7 @@ def test_report_shows_subagents_outcomes_blocks_and_diagnostics(tmp_path):
 
 def test_list_and_choose_a_session(tmp_path):
     a_session(tmp_path, "first")
+    time.sleep(0.05)  # file times tick every few ms: a hook call right after another can share its mtime
     Pipeline(tmp_path, "second").session_start()
     listed = metrics_cli(tmp_path, "list")
     assert [line.split("\t")[0] for line in listed.stdout.splitlines()] == ["second", "first"]

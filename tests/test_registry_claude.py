@@ -140,7 +140,8 @@ def test_the_hook_path_stays_light_with_policies_loaded(work):
     payload = json.dumps({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(work),
                           "tool_name": "Bash", "tool_input": {"command": "npm publish"}}).encode()
     done = subprocess.run([sys.executable, "-c", f"PAYLOAD={payload!r}\n" + PROBE], cwd=work, capture_output=True,
-                          text=True, timeout=60, env={"HOME": str(work.parent / "home"), "PATH": "/usr/bin:/bin"})
+                          text=True, timeout=60, env={"HOME": str(work.parent / "home"), "PATH": "/usr/bin:/bin",
+                                                      "HOOKGATE_WARM_IDLE": "10"})
     assert done.returncode == 0, done.stderr
     assert "publishing is done by CI" in done.stdout  # the policy really ran
     imported = set(json.loads(done.stderr.strip().splitlines()[-1]))

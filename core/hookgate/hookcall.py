@@ -12,7 +12,7 @@ from typing import Mapping, Protocol, Sequence
 
 import msgspec
 
-from .config.load import load_config
+from .config.load import load_config, preset_config
 from .config.schema import Config
 from .engine.context import Context
 from .engine.loop import Decision, Engine
@@ -57,18 +57,12 @@ def load_policy(cwd: str | None, env: Mapping[str, str] = os.environ) -> Policy:
         engine = build_engine(config, project)
         error = None
     except ConfigError as exc:
-        config = _preset_config()
+        config = preset_config()
         engine = build_engine(config, project)
         error = f"invalid config: {exc}"
     if config.state_dir:
         project = Project(project.root, (project.root / config.state_dir).resolve())
     return Policy(project=project, config=config, engine=engine, error=error)
-
-
-def _preset_config() -> Config:
-    from .config.load import preset_data
-
-    return msgspec.convert(preset_data("godot"), Config)
 
 
 def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decision], Context]:

@@ -46,6 +46,7 @@ def base_env(home: Path) -> dict[str, str]:
         "HOME": str(home),
         "LANG": "C.UTF-8",
         "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
+        "HOOKGATE_WARM_IDLE": os.environ.get("HOOKGATE_WARM_IDLE", "10"),  # the test's warm core leaves soon
     }
 
 

@@ -12,22 +12,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-# event, matcher, timeout (s), fail closed when hookgate itself cannot run. The timeouts leave
-# room for a project's command hooks (60 s each by default, run in parallel) behind hookgate.
-REGISTRATIONS: tuple[tuple[str, str, int, bool], ...] = (
-    ("SessionStart", "*", 120, False),
-    ("UserPromptSubmit", "*", 120, False),
-    ("PreToolUse", "*", 120, True),
-    ("PermissionRequest", "*", 120, True),
-    ("PostToolUse", "*", 120, False),
-    ("PostToolUseFailure", "*", 120, False),
-    ("SubagentStart", "*", 120, False),
-    ("SubagentStop", "*", 120, False),
-    ("Stop", "*", 120, False),
-    ("PreCompact", "*", 120, False),
-    ("PostCompact", "*", 120, False),
-    ("Notification", "*", 120, False),
-    ("SessionEnd", "*", 90, False),
+from hookgate import lifecycle
+
+# event, matcher (None: the event takes none), timeout (s), fail closed when hookgate itself cannot
+# run; generated from the lifecycle matrix (core/hookgate/lifecycle.toml), the one source of truth
+REGISTRATIONS: tuple[tuple[str, str | None, int, bool], ...] = tuple(
+    (r.event, r.matcher, r.timeout_for("claude"), r.fail_closed) for r in lifecycle.for_runtime("claude")
 )
 
 _OURS = re.compile(r"hookgate['\"]?\s+hook\s+claude\b")
@@ -46,7 +36,7 @@ def registrations(command: str) -> dict[str, list[dict[str, Any]]]:
         handler: dict[str, Any] = {"type": "command", "command": f"{command} hook claude --event {event}", "timeout": timeout}
         if fail_closed:
             handler["onFailure"] = "block"  # a crash or timeout of hookgate blocks instead of allowing
-        hooks[event] = [{"matcher": matcher, "hooks": [handler]}]
+        hooks[event] = [{"matcher": matcher, "hooks": [handler]} if matcher else {"hooks": [handler]}]
     return hooks
 
 
@@ -77,6 +67,24 @@ def installed_events(path: Path) -> set[str]:
         for group in groups if isinstance(group, dict)
         for handler in group.get("hooks", []) if _is_ours(handler)
     }
+
+
+def stale_events(path: Path) -> list[str]:
+    """The events whose installed hookgate handler differs from what install writes today (the
+    lifecycle matrix changed since: a timeout, onFailure, a matcher), for doctor."""
+    hooks = _read(path).get("hooks", {}) if path.exists() else {}
+    stale = []
+    for event, groups in hooks.items():
+        for group in groups if isinstance(groups, list) else []:
+            for handler in group.get("hooks", []) if isinstance(group, dict) else []:
+                if not _is_ours(handler):
+                    continue
+                command = str(handler.get("command", "")).split(" hook claude", 1)[0]
+                expected = registrations(command).get(event)
+                if expected is None or {k: v for k, v in group.items() if k != "hooks"} != \
+                        {k: v for k, v in expected[0].items() if k != "hooks"} or handler != expected[0]["hooks"][0]:
+                    stale.append(event)
+    return sorted(set(stale))
 
 
 def _read(path: Path) -> dict[str, Any]:

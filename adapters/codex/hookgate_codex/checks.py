@@ -51,8 +51,13 @@ def check_registration(setup: Setup) -> list[Finding]:
         fix = reinstall("codex", where, setup.project)
         missing = sorted({event for event, *_ in registration.REGISTRATIONS} - events)
         program = next((p for h in _our_handlers(path) if (p := missing_command(h[4]["command"]))), None)
+        stale = sorted({event for event, _, _, group, handler in _our_handlers(path)
+                        if _expected(event, handler) != (group.get("matcher"), handler)})
         if missing:
             findings.append(Finding("fail", f"{path}: no hookgate hook for {', '.join(missing)}", fix))
+        elif stale:
+            findings.append(Finding("fail", f"{path}: the registration of {', '.join(stale)} differs from the "
+                                            "lifecycle matrix (and Codex no longer trusts an edited hook)", fix))
         elif program:
             findings.append(Finding("fail", f"{path}: the hooks start {program}, which does not exist; Codex "
                                             "counts that as a failed hook and lets every action through", fix))
@@ -141,6 +146,14 @@ def check_login_shell(setup: Setup) -> list[Finding]:
                         "make your login profile print nothing when stdout is not a terminal "
                         "(wrap its output in `if [ -t 1 ]; then ...; fi`)")]
     return [Finding("ok", f"`{shell} -lc` prints nothing on stdout")]
+
+
+def _expected(event: str, handler: dict[str, Any]) -> tuple[str | None, dict[str, Any]] | None:
+    """(matcher, handler) as install writes them today for this event, with the installed command."""
+    command = str(handler.get("command", ""))
+    program = command.rsplit(" hookgate ", 1)[-1] if command.startswith("sh -c ") else command
+    group = registration.registrations(program.split(" hook codex", 1)[0]).get(event, [None])[0]
+    return (group.get("matcher"), group["hooks"][0]) if group else None
 
 
 def _our_handlers(path: Path) -> list[tuple[str, int, int, dict[str, Any], dict[str, Any]]]:

@@ -69,11 +69,12 @@ def decode(raw: bytes) -> list[Event]:
         raise PayloadError("empty payload: expected one JSON object on stdin", raw)
     try:
         payload = _decoder.decode(raw)
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
         raise PayloadError(f"invalid payload: {exc}", raw) from None
     if not isinstance(payload, dict):
         raise PayloadError(f"invalid payload: expected an object, got {type(payload).__name__}", raw)
-    if payload.get("hook_event_name") not in TOOL_EVENTS:
+    event_name = payload.get("hook_event_name")
+    if not isinstance(event_name, str) or event_name not in TOOL_EVENTS:  # a non-string name is refused below
         events = [event_from_builtins(payload)]
     else:
         events = [event_from_builtins({**payload, "tool_name": name, "tool_input": tool_input})

@@ -21,27 +21,16 @@ import shlex
 from pathlib import Path
 from typing import Any, Mapping
 
-from hookgate.hookcall import GATING_EVENTS
+from hookgate import lifecycle
 from hookgate.store import locked
 
 from . import trust
 from .tomlfile import TomlFile
 
 # event, matcher (None where Codex ignores it), timeout in seconds (Codex clamps SessionEnd and
-# Interrupt to 3 s)
-REGISTRATIONS: tuple[tuple[str, str | None, int], ...] = (
-    ("SessionStart", "*", 30),
-    ("UserPromptSubmit", None, 120),
-    ("PreToolUse", "*", 120),
-    ("PermissionRequest", "*", 120),
-    ("PostToolUse", "*", 120),
-    ("SubagentStart", "*", 30),
-    ("SubagentStop", "*", 120),
-    ("Stop", None, 120),
-    ("PreCompact", "*", 30),
-    ("PostCompact", "*", 30),
-    ("SessionEnd", None, 3),
-    ("Interrupt", None, 3),
+# Interrupt to 3 s); generated from the lifecycle matrix (core/hookgate/lifecycle.toml)
+REGISTRATIONS: tuple[tuple[str, str | None, int], ...] = tuple(
+    (r.event, r.matcher, r.timeout_for("codex")) for r in lifecycle.for_runtime("codex")
 )
 
 _OURS = re.compile(r"hook codex --event [A-Za-z]+")
@@ -59,7 +48,7 @@ def hook_command(command: str, event: str) -> str:
     gating events the command therefore turns every such exit into exit 2 with a reason. It runs
     under `sh` because Codex starts hooks with the user's login shell, which may not be POSIX."""
     direct = f"{command} hook codex --event {event}"
-    if event not in GATING_EVENTS:
+    if event not in lifecycle.fail_closed_events():
         return direct
     script = (f'"$@" hook codex --event {event}; s=$?; case $s in 0|2) exit $s;; esac; '
               f'echo "hookgate could not run (exit $s): {event} is blocked until it is repaired; '

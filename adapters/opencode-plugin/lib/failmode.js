@@ -7,20 +7,15 @@
 /** @typedef {{fail_mode: "open" | "closed", timeout_ms?: number, gates?: GateInfo[]}} EventCapability */
 /** @typedef {{events: Record<string, EventCapability>}} Capabilities */
 
-/** @type {Capabilities} */
+import { LIFECYCLE } from "./lifecycle.js"
+
+/** Before the core ever answered: each event's fail mode from the lifecycle matrix. @type {Capabilities} */
 export const UNKNOWN_CORE = {
-  events: {
-    PreToolUse: { fail_mode: "closed" },
-    PermissionRequest: { fail_mode: "closed" },
-  },
+  events: Object.fromEntries(Object.entries(LIFECYCLE).map(([name, e]) => [name, { fail_mode: e.failClosed ? "closed" : "open" }])),
 }
 
 // the canonical field a matcher is tested against, per event (Claude Code's semantics)
-const MATCH_FIELD = {
-  PreToolUse: "tool_name", PostToolUse: "tool_name", PostToolUseFailure: "tool_name", PermissionRequest: "tool_name",
-  SessionStart: "source", SessionEnd: "reason", SubagentStart: "agent_type", SubagentStop: "agent_type",
-  PreCompact: "trigger", PostCompact: "trigger", Notification: "notification_type",
-}
+const MATCH_FIELD = Object.fromEntries(Object.entries(LIFECYCLE).map(([name, e]) => [name, e.matchField]))
 
 /** Claude Code's matcher: "" or "*" = all; letters, digits, "_" and "|" only = exact names; else a regex. */
 export function matches(pattern, value) {

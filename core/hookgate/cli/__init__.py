@@ -1,10 +1,7 @@
 """The `hookgate` command. Each command lives in its own module and is imported only when used,
-so the hook path pays for nothing but itself."""
-
-from __future__ import annotations
+so the hook path pays for nothing but itself (not even `importlib` or `__future__`)."""
 
 import sys
-from importlib import import_module
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("hookgate.cli.hook", "stdin adapter: one payload in, the runtime's answer out"),
@@ -14,7 +11,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "role": ("hookgate.cli.role", "set, clear or show the active pipeline role"),
     "stage": ("hookgate.cli.stage", "validate a pipeline role's outputs, then record its completion"),
     "metrics": ("hookgate.cli.metrics", "list sessions, or write a readable HTML report of one"),
+    "parity": ("hookgate.cli.parity", "the runtime parity report: which gate each runtime enforces, and how"),
     "doctor": ("hookgate.cli.doctor", "check the installation: what each runtime would skip, and the fix"),
+    "warm": ("hookgate.cli.warm", "start, stop or show the project's warm core (hook calls start it themselves)"),
     "demo": ("hookgate.cli.demo", "a scripted pipeline session through the adapters, gates firing"),
 }
 
@@ -40,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"hookgate: unknown command {args[0]!r}\n\n{usage()}")
         return 2
     try:
-        return int(import_module(entry[0]).main(args) or 0)
+        return int(__import__(entry[0], fromlist=["main"]).main(args) or 0)
     except BrokenPipeError:  # `hookgate ... | head`: the reader left, nothing more to say
         sys.stderr.close()
         return 0

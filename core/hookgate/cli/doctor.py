@@ -123,7 +123,7 @@ def check_config(setup: Setup) -> list[Finding]:
 
 
 def check_claude(setup: Setup) -> list[Finding]:
-    from hookgate_claude.settings import REGISTRATIONS, config_path, installed_events
+    from hookgate_claude.settings import REGISTRATIONS, config_path, installed_events, stale_events
 
     findings = []
     for where, path in (("project", config_path(setup.project)), ("user", config_path(None))):
@@ -136,8 +136,10 @@ def check_claude(setup: Setup) -> list[Finding]:
             continue
         missing = sorted({event for event, *_ in REGISTRATIONS} - events)
         broken = _claude_missing_commands(path)
-        if missing or broken:
-            problem = f"missing events {', '.join(missing)}" if missing else f"{broken} does not exist"
+        stale = stale_events(path)
+        if missing or broken or stale:
+            problem = (f"missing events {', '.join(missing)}" if missing else f"{broken} does not exist" if broken
+                       else f"the registration of {', '.join(stale)} differs from the lifecycle matrix")
             findings.append(Finding("fail", f"{path}: {problem}", reinstall("claude", where, setup.project)))
         else:
             findings.append(Finding("ok", f"{path}: all {len(events)} events registered"))

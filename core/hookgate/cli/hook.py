@@ -3,13 +3,14 @@
 Argument parsing is by hand: this runs on every tool call, and argparse costs more than the
 decision itself. `--event` names the event the registration is for, so that a payload that cannot
 be read still gets the fail mode of that event's gates.
-"""
 
-from __future__ import annotations
+A call first goes to the project's warm core if one runs (hookgate.warm: the same `evaluate`
+below, in a process that has done its imports already); otherwise it is evaluated here, and a
+core is started in the background for the calls that follow (HOOKGATE_WARM=off: never).
+"""
 
 import os
 import sys
-from importlib import import_module
 
 DIALECTS = {"claude": "hookgate_claude.dialect", "codex": "hookgate_codex.dialect"}
 USAGE = "usage: hookgate hook claude|codex [--event EVENT_NAME] < payload.json\n"
@@ -31,25 +32,47 @@ def main(args: list[str]) -> int:
         sys.stderr.write("hookgate: reading a hook payload from stdin (this command is run by the runtime)\n")
     raw = sys.stdin.buffer.read()
     try:
+        from hookgate.warm import client
+
+        warm = client.ask(runtime, event_hint, raw)
+    except Exception:  # the warm path is only ever a shortcut
+        warm = None
+    stdout, stderr, code = warm if isinstance(warm, tuple) else evaluate(runtime, raw, event_hint)
+    # text a policy printed goes out first, as the warm core sends it (hookgate.warm.server)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if stdout:
+        sys.stdout.buffer.write(stdout)
+        sys.stdout.flush()
+    if stderr:
+        sys.stderr.buffer.write(stderr)
+        sys.stderr.flush()
+    if warm is not None and warm == client.ABSENT:  # (warm is None: the client did not even load)
+        try:
+            client.start()
+        except Exception:  # the answer is out: nothing here may change its exit code
+            pass
+    return code
+
+
+def evaluate(runtime: str, raw: bytes, event_hint: str) -> tuple[bytes, bytes, int]:
+    """One hook call, in this process: (stdout, stderr, exit code). The warm core runs this too."""
+    try:
+        from importlib import import_module
+
         from hookgate.hookcall import handle
 
         answer = handle(import_module(DIALECTS[runtime]), raw, os.environ, event_hint)
     except Exception as exc:  # hookgate cannot even start: answer without it
         return _last_resort(event_hint, exc)
-    if answer.stdout:
-        sys.stdout.buffer.write(answer.stdout)
-        sys.stdout.flush()
-    if answer.stderr:
-        sys.stderr.write(answer.stderr.rstrip("\n") + "\n")
-    return answer.exit_code
+    stderr = answer.stderr.rstrip("\n") + "\n" if answer.stderr else ""
+    return answer.stdout, stderr.encode(errors="backslashreplace"), answer.exit_code
 
 
-def _last_resort(event_hint: str, exc: Exception) -> int:
+def _last_resort(event_hint: str, exc: Exception) -> tuple[bytes, bytes, int]:
     """hookgate cannot even import its core (a damaged install): the same answer as hookcall's
     last resort, written out here because that module is what failed to load."""
     error = f"hookgate failed to start ({type(exc).__name__}: {exc})"
     if event_hint in ("PreToolUse", "PermissionRequest"):
-        sys.stderr.write(f"{error}; blocking {event_hint} until it is repaired (see `hookgate doctor`)\n")
-        return 2
-    sys.stderr.write(f"{error}; allowing\n")
-    return 0
+        return b"", f"{error}; blocking {event_hint} until it is repaired (see `hookgate doctor`)\n".encode(), 2
+    return b"", f"{error}; allowing\n".encode(), 0

@@ -17,7 +17,6 @@ a block is passed on as context (feedback to the model) instead.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from typing import Sequence
 
@@ -136,6 +135,8 @@ class ProblemNotice:
         self.text = "hookgate: these command hooks do not run (fix them, then `hookgate doctor`): " + "; ".join(
             map(str, problems)
         )
+        import hashlib  # only a broken hooks file gets here; every hook call imports this module
+
         self.key = "notices/command_hooks/" + hashlib.sha256(self.text.encode()).hexdigest()[:16]
 
     def __call__(self, event: Event, ctx: Context) -> Verdict | None:

@@ -1,5 +1,9 @@
 """Config = the preset named in `.hookgate/config.toml`, with that file's tables merged over it
-(tables merge key by key; any other value, lists included, replaces the preset's)."""
+(tables merge key by key; any other value, lists included, replaces the preset's).
+
+A valid config is cached (cache.py), keyed on the config file, the presets and the code that
+reads and checks them: a hook call then decodes one small file instead of parsing TOML and
+compiling every rule's regular expression again."""
 
 from __future__ import annotations
 
@@ -10,14 +14,28 @@ from typing import Any
 import msgspec
 
 from ..errors import ConfigError
+from .cache import FileCache
 from .schema import Config, GateSettings, PathRule, Pipeline, Prerequisite, ReportFormat, RuleSet, StageSchema
 
 PRESETS = ("godot", "none")
 PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
+# what a valid config depends on besides the config file itself: the presets, and the code that
+# reads and checks it (an editable install changes without a new version)
+_PACKAGE = PRESET_DIR.parent
+DEPENDS = (
+    *(PRESET_DIR / f"{name}.toml" for name in PRESETS if name != "none"),
+    *(_PACKAGE / module for module in ("config/load.py", "config/schema.py", "pipeline/report_checks.py",
+                                       "pipeline/stage_checks.py")),
+)
+_configs = FileCache("config", Config)
 
 
 def load_config(path: Path) -> Config:
     """Raises ConfigError naming the file and the field."""
+    return _configs.get(str(path), (path, *DEPENDS), lambda: _load_config(path))
+
+
+def _load_config(path: Path) -> Config:
     user = _read_toml(path) if path.is_file() else {}
     preset = user.get("preset", "godot")
     if preset not in PRESETS:
@@ -29,6 +47,11 @@ def load_config(path: Path) -> Config:
         raise ConfigError(_pinpoint(merged) or str(exc), str(path)) from None
     _check_references(config, str(path))
     return config
+
+
+def preset_config(name: str = "godot") -> Config:
+    """A preset as it stands, with no project config over it."""
+    return msgspec.convert(preset_data(name), Config)
 
 
 def preset_data(name: str) -> dict[str, Any]:

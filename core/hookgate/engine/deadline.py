@@ -7,8 +7,8 @@ when it overruns.
 
 from __future__ import annotations
 
+import _signal  # signal.signal wraps every handler in an enum lookup that costs more than the gate
 import signal
-import threading
 from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
@@ -23,7 +23,7 @@ class GateTimeout(Exception):
 def call_with_deadline(fn: Callable[..., T], seconds: float | None, *args: Any) -> T:
     if not seconds or seconds <= 0:
         return fn(*args)
-    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+    if hasattr(signal, "setitimer"):
         return _with_alarm(fn, seconds, args)
     return _with_thread(fn, seconds, args)
 
@@ -35,7 +35,10 @@ def _with_alarm(fn: Callable[..., T], seconds: float, args: tuple) -> T:
         if armed:  # a late alarm after the gate returned must not hit the caller
             raise GateTimeout(seconds)
 
-    previous = signal.signal(signal.SIGALRM, on_alarm)
+    try:
+        previous = _signal.signal(signal.SIGALRM, on_alarm)
+    except ValueError:  # not the main thread, the only one signals reach
+        return _with_thread(fn, seconds, args)
     try:
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
@@ -44,10 +47,12 @@ def _with_alarm(fn: Callable[..., T], seconds: float, args: tuple) -> T:
             armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
     finally:
-        signal.signal(signal.SIGALRM, previous)
+        _signal.signal(signal.SIGALRM, previous)
 
 
 def _with_thread(fn: Callable[..., T], seconds: float, args: tuple) -> T:
+    import threading  # only off the main thread; a hook process never gets here
+
     outcome: list[Any] = []
 
     def run() -> None:

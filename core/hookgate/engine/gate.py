@@ -82,3 +82,4 @@ class Observer(msgspec.Struct, frozen=True, kw_only=True):
     events: tuple[str, ...]
     observe: Callable[["Event", "Decision", "Context"], Any]
     matcher: str = ""
+    description: str = ""

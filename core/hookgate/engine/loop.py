@@ -79,7 +79,16 @@ class Engine:
         """The payload itself could not be read. The gates that would have run decide: if any of
         them fails closed, the action is blocked; otherwise it goes ahead."""
         ctx.record("hook_error", gate=None, hook_event=event_name or None, error=error)
-        closed = sorted({g.id for g, _ in self._by_event.get(event_name, ()) if g.fail_mode == "closed"})
+        gates = {g.id: g for g, _ in self._by_event.get(event_name, ()) if g.fail_mode == "closed"}
+        # a bounded gate keeps its bound here too, or a runtime that keeps sending an unreadable
+        # Stop would be held forever
+        closed = sorted(gid for gid, g in gates.items()
+                        if g.block_limit is None or ctx.session.spend(f"blocks/{gid}/unreadable", g.block_limit.limit))
+        if gates and not closed:
+            warning = f"hookgate: {error}; letting this {event_name} through UNVERIFIED: its gates' block limits are spent"
+            ctx.record("hook_force_allow", gate=None, outcome_kind="unverified", reason=error)
+            ctx.warn(warning)
+            return Decision(verdict=ContextVerdict(context=warning, message=warning), forced=tuple(sorted(gates)))
         if closed:
             ctx.warn(f"hookgate: {error}; blocking, since {', '.join(closed)} fail closed")
             reason = f"hookgate could not read this hook payload ({error}); {', '.join(closed)} fail closed"

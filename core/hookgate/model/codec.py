@@ -16,7 +16,9 @@ class _Envelope(msgspec.Struct):
 
 
 _envelope = msgspec.json.Decoder(_Envelope)
-_decoders = {name: msgspec.json.Decoder(cls) for name, cls in KNOWN_EVENTS.items()}
+# built on first use: a decoder costs msgspec a walk over its event type, and a hook process
+# decodes one event
+_decoders: dict[str, msgspec.json.Decoder] = {}
 _as_dict = msgspec.json.Decoder(dict[str, Any])
 _encoder = msgspec.json.Encoder()
 
@@ -27,7 +29,7 @@ def decode_event(raw: bytes) -> Event:
         raise PayloadError("empty payload: expected one JSON object on stdin", raw)
     try:
         name = _envelope.decode(raw).hook_event_name
-        decoder = _decoders.get(name)
+        decoder = _decoder(name)
         if decoder is not None:
             return decoder.decode(raw)
         fields = _as_dict.decode(raw)
@@ -36,6 +38,13 @@ def decode_event(raw: bytes) -> Event:
     if not name:
         raise PayloadError("invalid payload: no hook_event_name", raw)
     return unknown_event(name, fields)
+
+
+def _decoder(name: str) -> msgspec.json.Decoder | None:
+    decoder = _decoders.get(name)
+    if decoder is None and name in KNOWN_EVENTS:
+        decoder = _decoders[name] = msgspec.json.Decoder(KNOWN_EVENTS[name])
+    return decoder
 
 
 def event_from_builtins(obj: Any) -> Event:

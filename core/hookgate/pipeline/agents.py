@@ -156,5 +156,6 @@ GATES = (
 )
 
 OBSERVERS = (
-    Observer(id="note_dispatch", events=("PreToolUse",), matcher="Agent", observe=note_dispatch),
+    Observer(id="note_dispatch", events=("PreToolUse",), matcher="Agent", observe=note_dispatch,
+             description="notes each dispatch the engine let through, so its SubagentStart can be paired with it"),
 )

@@ -5,7 +5,6 @@ GodotMaker's `.godotmaker/` files live under `.hookgate/` here."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -192,6 +191,8 @@ def _read(path: Path) -> str | None:
 
 
 def _read_json(path: Path) -> tuple[Any, str | None]:
+    import json  # only a stage completion needs it, not every hook call that imports this module
+
     text = _read(path)
     if text is None:
         return None, "not found"

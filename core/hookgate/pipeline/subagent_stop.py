@@ -178,5 +178,6 @@ GATES = (
 )
 
 OBSERVERS = (
-    Observer(id="log_subagent_stop", events=("SubagentStop",), observe=log_subagent_stop),
+    Observer(id="log_subagent_stop", events=("SubagentStop",), observe=log_subagent_stop,
+             description="records subagent_stop with the final outcome_kind (terminal, rejected_attempt, unverified)"),
 )

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from pathlib import Path
@@ -31,6 +30,8 @@ def safe_session_dir_name(session_id: str) -> str:
         return session_id
     if not session_id:
         return "no-session"
+    import hashlib  # here, not at the top: it costs a hook process more than the rest of this module
+
     return "id-" + hashlib.sha256(session_id.encode()).hexdigest()[:24]
 
 
@@ -74,14 +75,17 @@ class SessionStore:
         return self.update(increment)
 
     def spend(self, key: str, budget: int) -> bool:
-        """One locked step: below `budget`, count one more use and return True; at it, start the
-        count over and return False (the caller releases, and the next chain has a full budget)."""
+        """One locked step: below `budget`, count one more use and return True; at it, return False.
+        The budget is for the whole scope (seed 000: per agent, per session); once spent, every
+        later block in that scope is released, recorded and explained, so a session always ends."""
 
         def attempt(state: dict[str, Any]) -> bool:
             counters = state.setdefault("counters", {})
             used = int(counters.get(key, 0))
-            counters[key] = used + 1 if used < budget else 0
-            return used < budget
+            if used >= budget:
+                return False
+            counters[key] = used + 1
+            return True
 
         return self.update(attempt)
 

@@ -1,0 +1,87 @@
+"""The lifecycle matrix (lifecycle.toml): every registration hookgate makes, per runtime, and the
+generators that turn it into each runtime's own registration format.
+
+    python -m hookgate.lifecycle > adapters/opencode-plugin/lib/lifecycle.js   # regenerate the plugin's table
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import cache
+from pathlib import Path
+
+import msgspec
+
+from .model.events import KNOWN_EVENTS
+
+SOURCE = Path(__file__).resolve().with_name("lifecycle.toml")
+RUNTIMES = ("claude", "codex", "opencode")
+
+
+class Registration(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    id: str
+    event: str
+    timeout: int
+    contract_test: str
+    claude: str | None = None
+    codex: str | None = None
+    opencode: str | None = None
+    codex_timeout: int | None = None
+    may_block: bool = False
+    fail_closed: bool = False
+
+    def on(self, runtime: str) -> str | None:
+        """The runtime's own name for this registration's hook, or None where it has none."""
+        return getattr(self, runtime)
+
+    def timeout_for(self, runtime: str) -> int:
+        return self.codex_timeout if runtime == "codex" and self.codex_timeout else self.timeout
+
+    @property
+    def matcher(self) -> str | None:
+        """Every value of the event's match field ("*"), or None for events that take no matcher."""
+        return "*" if KNOWN_EVENTS[self.event].match_field else None
+
+
+class _Matrix(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    registration: list[Registration]
+
+
+@cache
+def registrations() -> tuple[Registration, ...]:
+    entries = msgspec.toml.decode(SOURCE.read_bytes(), type=_Matrix).registration
+    for entry in entries:
+        if entry.event not in KNOWN_EVENTS:
+            raise ValueError(f"{SOURCE.name}: {entry.id}: unknown event {entry.event!r}")
+    return tuple(entries)
+
+
+def for_runtime(runtime: str) -> tuple[Registration, ...]:
+    return tuple(r for r in registrations() if r.on(runtime))
+
+
+def fail_closed_events() -> frozenset[str]:
+    return frozenset(r.event for r in registrations() if r.fail_closed)
+
+
+def opencode_table() -> str:
+    """adapters/opencode-plugin/lib/lifecycle.js: what the plugin needs to know before the core has
+    ever answered (which events fail closed, each one's deadline and matcher field)."""
+    lines = [
+        "// Generated from core/hookgate/lifecycle.toml by `python -m hookgate.lifecycle`; do not edit.",
+        "// Per canonical event the plugin delivers: the OpenCode hook it comes from, its deadline, whether",
+        "// it fails closed when the core cannot answer, and the field its gates' matchers test.",
+        "",
+        "export const LIFECYCLE = {",
+    ]
+    for r in for_runtime("opencode"):
+        field = KNOWN_EVENTS[r.event].match_field
+        match_field = f'"{field}"' if field else "null"
+        lines.append(f'  {r.event}: {{ hook: "{r.opencode}", timeoutMs: {r.timeout * 1000}, '
+                     f"failClosed: {str(r.fail_closed).lower()}, matchField: {match_field} }},")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(opencode_table())

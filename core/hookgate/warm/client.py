@@ -1,0 +1,214 @@
+"""The warm path's client: hand one stdin hook call to a running core, if one answers.
+
+It runs on every hook call before anything else, so it imports nothing a bare interpreter has
+not already loaded, except `_socket` (tests/test_hook_path_is_light.py holds it to that). It
+forwards what the in-process path would read (the raw payload, the runtime, the event hint,
+the environment, the working directory and the umask) and writes back what the core's fork of
+itself answered; the core runs the very function the in-process path runs.
+
+Every failure here is quiet and fast: no core, a stale socket, a core of another hookgate
+(version, install or interpreter) or one that does not acknowledge within ACK_TIMEOUT all mean
+"evaluate in-process", which is always correct, only slower. (A core's fork killed in the middle
+of a call leaves the caller to decide it in-process too; what the fork had already recorded
+stays, so such a call can appear twice in the metrics.)
+"""
+
+import os
+import sys
+import time
+
+PROTOCOL = b"hookgate-warm/1"
+ACK = b"+"  # a fork of a live core took the connection; from here on the client waits for its answer
+OK = b"ok"  # the answer's status; anything else says why the core refused (the client then evaluates)
+# A live core acknowledges within milliseconds; these only bound a core that is wedged.
+CONNECT_TIMEOUT = 1.0
+ACK_TIMEOUT = 3.0
+
+# Why a call was not answered by a core (`ask` returns one of these instead of an answer).
+OFF = "off"  # HOOKGATE_WARM=off, or no safe place for the socket
+ABSENT = "absent"  # no core listens: worth starting one
+UNUSABLE = "unusable"  # a core is there but did not answer this call
+
+Answer = tuple[bytes, bytes, int]  # stdout, stderr, exit code
+
+
+def ask(runtime: str, event_hint: str, raw: bytes) -> Answer | str:
+    """The core's answer to this hook call, or why there is none (OFF, ABSENT, UNUSABLE)."""
+    if os.environ.get("HOOKGATE_WARM") == "off":
+        return OFF
+    if not os.path.lexists(runtime_dir()):
+        return ABSENT
+    path = locate()
+    if path is None:
+        return OFF
+    return exchange(path, runtime, event_hint, raw)
+
+
+def exchange(path: str, runtime: str, event_hint: str, raw: bytes) -> Answer | str:
+    import _socket
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(CONNECT_TIMEOUT)
+        try:
+            sock.connect(path)
+        except (FileNotFoundError, ConnectionRefusedError):  # never started, or a stale socket file
+            return ABSENT
+        sock.sendall(request(runtime, event_hint, raw))
+        sock.shutdown(_socket.SHUT_WR)
+        sock.settimeout(ACK_TIMEOUT)
+        if sock.recv(1) != ACK:
+            return UNUSABLE
+        sock.settimeout(None)  # the decision has its own deadlines, as in-process
+        chunks = []
+        while chunk := sock.recv(1 << 16):
+            chunks.append(chunk)
+        answer = unpack(b"".join(chunks))
+        if len(answer) != 4 or answer[0] != OK:
+            return UNUSABLE
+        return answer[1], answer[2], int(answer[3])
+    except (OSError, ValueError):  # refused, reset, timed out, a torn answer: in-process instead
+        return UNUSABLE
+    finally:
+        sock.close()
+
+
+def locate(root: str | None = None) -> str | None:
+    """The socket of the core for this project and this hookgate; None when the per-user
+    directory is not safely ours or the path would not fit."""
+    directory = runtime_dir()
+    if not owned_private_dir(directory):
+        return None
+    key = fnv1a64(b"\0".join([(root or project_root()).encode(), identity()]))
+    path = f"{directory}/{key:016x}.sock"
+    return path if len(path.encode()) <= MAX_SOCKET_PATH else None
+
+
+def request(runtime: str, event_hint: str, raw: bytes) -> bytes:
+    umask = os.umask(0)
+    os.umask(umask)
+    env = [key + b"=" + value for key, value in os.environb.items()]
+    return pack([PROTOCOL, identity(), runtime.encode(), event_hint.encode(), os.getcwdb(),
+                 str(umask).encode(), raw, *env])
+
+
+def identity() -> bytes:
+    """What must match for a core to answer for this client: the hookgate version, where it is
+    installed and the interpreter running it (two checkouts of one version differ in the second)."""
+    import hookgate
+
+    return b"\0".join(s.encode() for s in (hookgate.__version__, os.path.dirname(hookgate.__file__), sys.executable))
+
+
+def project_root() -> str:
+    """The project a call belongs to, found the way hookgate finds it (store/project.py), but
+    from the process's cwd: this only routes the call to a core, any core decides it the same."""
+    given = os.environ.get("HOOKGATE_PROJECT_DIR")
+    if given:
+        return os.path.abspath(given)
+    cwd = os.getcwd()
+    directory = cwd
+    while True:
+        if os.path.isdir(os.path.join(directory, ".hookgate")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return os.environ.get("CLAUDE_PROJECT_DIR") or cwd
+        directory = parent
+
+
+# AF_UNIX paths hold at most 107 bytes, so sockets live in a short per-user directory, named
+# by a hash of the project and the identity, not in the project itself.
+MAX_SOCKET_PATH = 107
+
+
+def runtime_dir() -> str:
+    base = os.environ.get("XDG_RUNTIME_DIR", "")
+    if base.startswith("/") and len(base) < 64:
+        return os.path.join(base, "hookgate")
+    return f"/tmp/hookgate-{os.geteuid()}"
+
+
+def owned_private_dir(path: str) -> bool:
+    """Only a directory of ours that nobody else may enter holds sockets: a call sends its
+    environment, and must not send it to another user's listener."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    is_dir = st.st_mode & 0o170000 == 0o040000
+    return is_dir and st.st_uid == os.geteuid() and st.st_mode & 0o077 == 0
+
+
+def fnv1a64(data: bytes) -> int:
+    """A stable hash without importing hashlib (which costs more than this whole client)."""
+    h = 0xCBF29CE484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def pack(parts: list[bytes]) -> bytes:
+    return b"".join(len(part).to_bytes(4, "big") + part for part in parts)
+
+
+def unpack(data: bytes) -> list[bytes]:
+    parts, at = [], 0
+    while at < len(data):
+        end = at + 4 + int.from_bytes(data[at:at + 4], "big")
+        if end > len(data):
+            raise ValueError("torn frame")
+        parts.append(data[at + 4:end])
+        at = end
+    return parts
+
+
+# A core takes a moment to come up; cold calls meanwhile must not each start another one.
+START_BACKOFF = 10.0
+
+
+def start(root: str | None = None, force: bool = False) -> str | None:
+    """Start a core for this project in the background (detached, in its own session, stdio on
+    /dev/null) and return its socket at once. The core's lock file doubles as a note of the
+    last start, so a burst of cold calls starts one core, and a core that cannot stay up is
+    retried only now and then. The core takes the lock; a second one finds it taken and leaves."""
+    if (os.environ.get("HOOKGATE_WARM") == "off" and not force) or not ensure_runtime_dir():
+        return None
+    root = root or project_root()
+    path = locate(root)
+    if path is None:
+        return None
+    lock = lock_path(path)
+    try:
+        if not force and os.stat(lock).st_mtime > time.time() - START_BACKOFF:
+            return None
+    except FileNotFoundError:
+        pass
+    devnull = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDWR, 0), (os.POSIX_SPAWN_DUP2, 0, 1),
+               (os.POSIX_SPAWN_DUP2, 0, 2)]
+    # -P: the project (this cwd) must not come first on the core's sys.path, as it does not for
+    # the hookgate command either; a module the project holds must not shadow hookgate's own
+    argv = [sys.executable, "-P", "-m", "hookgate", "warm", "--project", root, "serve", "--socket", path]
+    try:
+        os.close(os.open(lock, os.O_WRONLY | os.O_CREAT, 0o600))
+        os.utime(lock)
+        os.posix_spawn(sys.executable, argv, os.environ, file_actions=devnull, setsid=True)
+    except (OSError, AttributeError):  # no posix_spawn here, or no room: stay cold
+        return None
+    return path
+
+
+def lock_path(socket: str) -> str:
+    """Held by the live core for its whole life; holds its pid."""
+    return socket[:-len(".sock")] + ".lock"
+
+
+def ensure_runtime_dir() -> bool:
+    directory = runtime_dir()
+    try:
+        os.mkdir(directory, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    return owned_private_dir(directory)

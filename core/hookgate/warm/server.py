@@ -1,0 +1,417 @@
+"""The warm core: a process per project that has imported hookgate once, and forks itself for
+each hook call.
+
+A fork begins where a cold `hookgate hook` process would be once its imports are done; it takes
+the caller's working directory, umask and environment, runs the in-process path's own function
+(`hookgate.cli.hook.evaluate`) on the caller's payload, sends back the answer and exits. Nothing
+of one call survives into the next: policies, hooks.json and config are read from the files on
+every call, as in-process (config.load keeps a cache keyed on the files' identity, which a fork
+inherits once the core has filled it). Gate deadlines work as in-process too: the fork runs the
+decision on its main thread.
+
+Forks are made ahead of time: READY of them wait in a blocking accept() on the shared socket
+(the kernel wakes one per call), each having decided one scratch call already, so the pages a
+decision touches are copied before a caller waits, not while it does. A fork marks its slot
+TAKEN in a page it shares with the core when it takes a call (the core sees it on its next tick:
+a long call gets a replacement, without waking the core in the middle of every call), and wakes
+the core through a pipe once it has answered, to be replaced at once.
+
+The core holds `<socket>.lock` for its whole life, so exactly one core serves a socket and a
+socket file without a lock holder is stale. It leaves when idle, when its socket file is removed
+or replaced, when hookgate's own code changes under it, or on SIGTERM; waiting forks notice
+within a TICK that it is gone and leave too, and a call one of them already took is answered.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import gc
+import io
+import mmap
+import os
+import select
+import shutil
+import signal
+import socket
+import struct
+import sys
+import tempfile
+import time
+from importlib import import_module
+from pathlib import Path
+
+from . import client
+
+IDLE_SECONDS = 600.0  # HOOKGATE_WARM_IDLE overrides
+TICK = 1.0  # how often the core looks at its forks, its socket, its code and its project's config
+READY = 2  # forks waiting for a call
+MAX_FORKS = 64  # forks alive at once; more calls wait in the listen backlog
+MAX_FAILED_FORKS = 8  # forks in a row that died without answering: something is broken, leave
+READ_TIMEOUT = 10.0  # a caller that connects and never finishes its request
+CONTROL = {b"!status", b"!stop"}
+CALL_NOTE = b"."  # what a fork writes on the pipe after answering a hook call (anything else: not a call)
+FREE, WAITING, TAKEN = 0, 1, 2  # a fork's slot on the board
+
+
+class Core:
+    def __init__(self, path: str, project: str, idle: float) -> None:
+        self.path = path
+        self.project = project
+        self.idle = idle
+        self.identity = client.identity()
+        self.started = time.time()
+        self.started_ns = time.time_ns()
+        self.failed = 0
+        self.last_call = time.monotonic()
+        self.inode = -1
+        # Shared with the forks: one byte per fork, which it marks TAKEN when it accepts a call
+        # (the core reads it on its next tick, without being woken in the middle of the call),
+        # then the count of calls answered. A fork that answered wakes the core through a pipe,
+        # so it is replaced at once.
+        self.board = mmap.mmap(-1, MAX_FORKS + 8)
+        self.slots: dict[int, int] = {}  # pid -> slot
+
+    @property
+    def served(self) -> int:
+        return int.from_bytes(self.board[MAX_FORKS:], "little")
+
+    @served.setter
+    def served(self, count: int) -> None:
+        self.board[MAX_FORKS:] = count.to_bytes(8, "little")
+
+    # -- life ------------------------------------------------------------------------------------
+    def run(self) -> int:
+        lock = take_lock(client.lock_path(self.path))
+        if lock is None:
+            return 0  # another core serves this socket
+        scratch = tempfile.mkdtemp(prefix="hookgate-core-")
+        listener = self.bind()
+        answered_r, answered_w = os.pipe()
+        os.set_blocking(answered_r, False)
+        signal.signal(signal.SIGTERM, _exit_on_signal)
+        try:
+            prime(self.project, scratch)
+            gc.collect()
+            gc.freeze()  # a fork's collections then skip (and never copy) what the core holds
+            checked = time.monotonic()
+            while self.failed < MAX_FAILED_FORKS:
+                self.fork_ready(listener, [lock, answered_r], answered_w, scratch)
+                select.select([answered_r], [], [], TICK)
+                self.reap(answered_r)
+                now = time.monotonic()
+                if TAKEN in self.board[:MAX_FORKS]:
+                    self.last_call = now
+                if now - checked >= TICK:
+                    checked = now
+                    if not self.still_ours() or code_changed_since(self.started_ns):
+                        break
+                    refresh_config(self.project)
+                    tidy_scratch(scratch)
+                if now - self.last_call > self.idle:
+                    break
+        finally:
+            if self.still_ours():
+                os.unlink(self.path)
+            listener.close()
+            shutil.rmtree(scratch, ignore_errors=True)
+        return 0
+
+    def bind(self) -> socket.socket:
+        try:
+            os.unlink(self.path)  # we hold the lock: a socket file here is stale
+        except FileNotFoundError:
+            pass
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)
+        try:
+            listener.bind(self.path)
+        finally:
+            os.umask(old)
+        listener.listen(128)
+        self.inode = os.stat(self.path).st_ino
+        return listener
+
+    def still_ours(self) -> bool:
+        try:
+            return os.stat(self.path).st_ino == self.inode
+        except FileNotFoundError:
+            return False
+
+    def reap(self, answered: int) -> None:
+        """Count the answers (a byte each on the pipe) and free the slots of the forks that exited."""
+        try:
+            notes = os.read(answered, 4096)
+        except BlockingIOError:
+            notes = b""
+        if notes:
+            self.served += notes.count(CALL_NOTE)
+            self.failed = 0
+            self.last_call = time.monotonic()
+        while self.slots:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            slot = self.slots.pop(pid, None)
+            if slot is not None:
+                if self.board[slot] == WAITING:  # it died before it took a call
+                    self.failed += 1
+                self.board[slot] = FREE
+
+    # -- the forks -------------------------------------------------------------------------------
+    def fork_ready(self, listener: socket.socket, close: list[int], answered: int, scratch: str) -> None:
+        while len(self.slots) < MAX_FORKS and sum(self.board[s] == WAITING for s in self.slots.values()) < READY:
+            slot = next(i for i in range(MAX_FORKS) if i not in self.slots.values())
+            self.board[slot] = WAITING
+            pid = os.fork()
+            if pid:
+                self.slots[pid] = slot
+                continue
+            try:  # the fork: whatever happens, it never returns into the core's loop
+                for fd in close:
+                    os.close(fd)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                self.wait_for_call(listener, slot, answered, scratch)
+            finally:
+                os._exit(0)
+
+    def wait_for_call(self, listener: socket.socket, slot: int, answered: int, scratch: str) -> None:
+        if not select.select([listener], [], [], 0)[0]:  # with a caller already waiting, serve it now
+            touch_pages(scratch)
+        gc.freeze()
+        with orphan_watch():
+            conn, _ = listener.accept()
+        self.board[slot] = TAKEN
+        listener.close()
+        # at once: the caller learns a live core took its call while it is still sending it
+        conn.sendall(client.ACK)
+        try:
+            note = self.answer(conn)
+        finally:
+            os.write(answered, note or b"!")
+
+    def answer(self, conn: socket.socket) -> bytes | None:
+        """Answer one request; CALL_NOTE when it was a hook call."""
+        conn.settimeout(READ_TIMEOUT)
+        if peer_uid(conn) != os.geteuid():
+            return conn.sendall(client.pack([b"refused: another user"]))
+        data = bytearray()
+        while chunk := conn.recv(1 << 16):
+            data += chunk
+        parts = client.unpack(bytes(data))
+        if len(parts) < 7 or parts[0] != client.PROTOCOL or parts[1] != self.identity:
+            return conn.sendall(client.pack([b"refused: another hookgate"]))
+        runtime, hint, cwd, umask, raw, env = parts[2], parts[3], parts[4], parts[5], parts[6], parts[7:]
+        if runtime in CONTROL:
+            return self.control(conn, runtime)
+        try:
+            os.chdir(cwd)
+        except OSError:
+            return conn.sendall(client.pack([b"refused: no such working directory"]))
+        os.umask(int(umask))
+        take_environment(dict(entry.split(b"=", 1) for entry in env if b"=" in entry))
+        conn.settimeout(None)
+        printed_out, printed_err = _capture()
+        from hookgate.cli.hook import evaluate
+
+        stdout, stderr, code = evaluate(runtime.decode(), raw, hint.decode())
+        conn.sendall(client.pack([client.OK, printed_out.getvalue() + stdout, printed_err.getvalue() + stderr,
+                                  str(code).encode()]))
+        return CALL_NOTE
+
+    def control(self, conn: socket.socket, command: bytes) -> None:
+        if command == b"!stop":
+            os.kill(os.getppid(), signal.SIGTERM)
+        status = (f"pid {os.getppid()}, up {time.time() - self.started:.0f}s, {self.served} calls answered, "
+                  f"exits after {self.idle:g}s idle")
+        conn.sendall(client.pack([client.OK, status.encode(), b"", b"0"]))
+
+
+def serve(path: str, project: str, idle: float | None = None) -> int:
+    """Run a core on `path` until it has a reason to leave (see the module doc)."""
+    _close_inherited_fds()
+    os.chdir("/")  # hold no project directory open
+    if idle is None:
+        try:
+            idle = float(os.environ.get("HOOKGATE_WARM_IDLE") or IDLE_SECONDS)
+        except ValueError:
+            idle = IDLE_SECONDS
+    return Core(path, project, idle).run()
+
+
+class orphan_watch:
+    """A blocking accept() wakes one waiting fork per call (polling with a timeout would wake them
+    all); a timer interrupts it every TICK to see whether the core is still there, and a fork
+    whose core is gone leaves."""
+
+    def __enter__(self) -> None:
+        core = os.getppid()
+
+        def check(signum: int, frame: object) -> None:
+            if os.getppid() != core:
+                os._exit(0)
+
+        signal.signal(signal.SIGALRM, check)
+        signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
+
+    def __exit__(self, *exc: object) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
+def take_environment(env: dict[bytes, bytes]) -> None:
+    """Become the caller's environment (os.environ and the C environ subprocesses inherit),
+    changing only what differs: the core started from a call of the same runtime."""
+    for key in [key for key in os.environb if key not in env]:
+        del os.environb[key]
+    for key, value in env.items():
+        if os.environb.get(key) != value:
+            os.environb[key] = value
+
+
+def take_lock(path: str) -> int | None:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+def peer_uid(conn: socket.socket) -> int:
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", creds)[1]
+
+
+def prime(project: str, scratch: str) -> None:
+    """Do once, in the core, what every call would otherwise pay for: import the whole decision
+    path and let it fill its caches (msgspec's type info, compiled regexes, the project's config),
+    by deciding a few calls in a scratch project that has no policies and no command hooks (and
+    a scratch HOME: no user's global hooks either). The project's own policies never run here:
+    they run, afresh, in each call's fork."""
+    from hookgate.cli.hook import DIALECTS
+    from hookgate.hookcall import handle
+
+    root = Path(scratch)
+    (root / ".hookgate").mkdir()
+    (root / ".hookgate" / "current_role").write_text("build\n")
+    with scratch_environment(scratch):
+        for module in DIALECTS.values():
+            dialect = import_module(module)
+            for call in PRIMING_CALLS:
+                handle(dialect, _payload(scratch, call))
+    refresh_config(project)
+
+
+def touch_pages(scratch: str) -> None:
+    """A fork decides a call in the scratch project before it waits, so the copy-on-write faults
+    of a first decision are paid before a caller waits, not while it does."""
+    from hookgate.cli.hook import evaluate
+
+    with scratch_environment(scratch):
+        evaluate("claude", _payload(scratch, TOUCH_CALL), "PreToolUse")
+
+
+def tidy_scratch(scratch: str) -> None:
+    """The scratch project's records only grow (each fork's touch_pages adds a few lines)."""
+    state = Path(scratch) / ".hookgate"
+    try:
+        if (state / "metrics.jsonl").stat().st_size > 1 << 20:
+            shutil.rmtree(state / "sessions", ignore_errors=True)
+            (state / "metrics.jsonl").unlink()
+    except FileNotFoundError:
+        pass
+
+
+class scratch_environment:
+    def __init__(self, scratch: str) -> None:
+        self.env = {"HOME": scratch, "HOOKGATE_PROJECT_DIR": scratch, "HOOKGATE_WARM": "off",
+                    "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+    def __enter__(self) -> None:
+        self.saved = dict(os.environ)
+        os.environ.clear()
+        os.environ.update(self.env)
+
+    def __exit__(self, *exc: object) -> None:
+        os.environ.clear()
+        os.environ.update(self.saved)
+
+
+# calls through most of the decision path, for prime(), and the most common one, for touch_pages()
+PRIMING_CALLS = (
+    {"hook_event_name": "SessionStart", "source": "startup"},
+    {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "src/a.gd", "content": ""}},
+    {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "echo hi > src/a.gd"}},
+    {"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {"file_path": "a.png"}, "tool_response": {}},
+    {"hook_event_name": "SubagentStop", "agent_id": "a1", "agent_type": "worker",
+     "last_assistant_message": "## Report: x\n### Status: DONE\n"},
+    {"hook_event_name": "Stop", "stop_hook_active": False},
+)
+TOUCH_CALL = PRIMING_CALLS[1]
+
+
+def _payload(root: str, call: dict[str, object]) -> bytes:
+    import msgspec
+
+    return msgspec.json.encode({"session_id": "prime", "cwd": root, **call})
+
+
+def refresh_config(project: str) -> None:
+    """Keep the project's config in the cache the forks inherit (a stat when nothing changed)."""
+    from hookgate.config.load import load_config
+    from hookgate.errors import ConfigError
+
+    try:
+        load_config(Path(project) / ".hookgate" / "config.toml")
+    except ConfigError:
+        pass  # each call reports it, as in-process
+
+
+def code_changed_since(started_ns: int) -> bool:
+    """Whether one of hookgate's own loaded source files changed since the core started (an
+    upgrade, an edit of an editable install): the core is then out of date and leaves; the next
+    call starts a fresh one."""
+    for module in list(sys.modules.values()):
+        name, path = getattr(module, "__name__", ""), getattr(module, "__file__", None)
+        if path and name.split(".")[0] in ("hookgate", "hookgate_claude", "hookgate_codex"):
+            try:
+                if os.stat(path).st_mtime_ns > started_ns:
+                    return True
+            except OSError:
+                return True
+    return False
+
+
+def _capture() -> tuple[io.BytesIO, io.BytesIO]:
+    """What the decision prints (a policy's print(), a warning) goes where the in-process path
+    would send it: ahead of the answer, on the caller's stdout or stderr."""
+    out, err = io.BytesIO(), io.BytesIO()
+    sys.stdout = io.TextIOWrapper(out, encoding="utf-8", errors="backslashreplace", write_through=True)
+    sys.stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True)
+    return out, err
+
+
+def _close_inherited_fds() -> None:
+    """A core started from a hook call must not keep any of the runtime's pipes open (the
+    runtime would wait for their end): every descriptor Python did not open itself is inherited."""
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        return
+    for fd in fds:
+        if fd > 2:
+            try:
+                if os.get_inheritable(fd):
+                    os.close(fd)
+            except OSError:
+                pass
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    raise SystemExit(0)

@@ -1,0 +1,236 @@
+"""Codex CLI 0.171.0: the scenario moves as its hook payloads, and as runs of the pinned binary.
+
+Payloads: Claude's shape with Codex's tools. Write is `apply_patch` with an "*** Add File:" patch
+(relative path), Bash is `{command}`, Read is `view_image {path}`, a dispatch is `spawn_agent
+{message}` (the description is its first line) followed by `multi_agent_v1wait_agent`; a child
+runs SubagentStart, then its prompt (UserPromptSubmit), its tools and SubagentStop, every event
+with agent_id and agent_type "default". A failed command is an ordinary PostToolUse. Compaction
+is automatic (PreCompact/PostCompact `auto`, then SessionStart `compact`); a compaction a hook
+holds, and a Ctrl-C, abort the turn (Interrupt). Answers: exit 2 with the reason on stderr, or
+JSON (permissionDecision, decision.behavior, continue: false, additionalContext).
+
+Real runs: `codex exec` against the fake model with the patch-capable model, hookgate installed in
+the user config with the trust it records. Permission requests come from escalated commands under
+`--approve-for-me`; compaction from `model_auto_compact_token_limit = 1` after a tool call.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import uuid
+from pathlib import Path
+from typing import Any
+
+from harness import codex as cx
+from harness.fakemodel import Call, Step
+from harness.runtimes import Run, binary, new_project
+from hookgate_codex.patch import file_operations
+
+from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Start, Stop, Tool
+
+from .base import Agent, StdinHost, Verdict, held, prepare
+from .real import RealPlay, ScenarioModel, interrupted, load, marker, scripts
+from .templates import template
+
+runtime = "codex"
+WAIT = "multi_agent_v1wait_agent"  # how hooks name wait_agent: the namespace glued on
+# the start of the history Codex resumes a compacted conversation from
+COMPACTED = "Another language model started to solve this problem and produced a summary"
+ESCALATE = {"sandbox_permissions": "require_escalated", "justification": "the scenario asks for it"}
+
+
+def codex_call(tool: str, given: Any) -> tuple[str, dict[str, Any]]:
+    """A canonical tool call as Codex reports it to hooks (project-relative paths)."""
+    if tool == "Write":
+        lines = "".join(f"+{line}\n" for line in given["content"].splitlines())
+        patch = f"*** Begin Patch\n*** Add File: {given['file_path']}\n{lines}*** End Patch\n"
+        return "apply_patch", {"command": patch}
+    if tool == "Read":
+        return "view_image", {"path": given["file_path"]}
+    return tool, dict(given)
+
+
+# -- payload tier -------------------------------------------------------------------------------------
+
+class Payloads(StdinHost):
+    runtime = runtime
+
+    def __init__(self, session: Session, work: Path, home: Path) -> None:
+        super().__init__(session, work, home)
+        self.turn_id = str(uuid.uuid4())
+        self.child_turns: dict[str, str] = {}  # agent id -> the child's turn
+
+    def payload(self, event: str, agent: Agent | None = None, **fields: Any) -> dict[str, Any]:
+        payload = {k: v for k, v in template(runtime, event).items() if k not in ("agent_id", "agent_type")}
+        payload.update(session_id=self.session_id, cwd=str(self.work),
+                       transcript_path=str(self.home / ".codex" / "sessions" / f"rollout-{self.session_id}.jsonl"))
+        if "turn_id" in payload:
+            payload["turn_id"] = self.child_turns[agent.id] if agent else self.turn_id
+        if agent is not None:
+            payload.update(agent_id=agent.id, agent_type="default")
+        payload.update(fields)
+        return payload
+
+    def start(self, move: Start) -> Verdict:
+        return self.hook(self.payload("SessionStart", source="startup"))
+
+    def prompt(self, move: Prompt) -> Verdict:
+        return self.hook(self.payload("UserPromptSubmit", prompt=move.text))
+
+    def tool(self, move: Tool) -> Verdict:
+        name, given = codex_call(move.tool, move.input)
+        return self.call(name, given, self.agents.get(move.by), move.asks)
+
+    def call(self, name: str, given: dict[str, Any], agent: Agent | None, asks: bool = False) -> Verdict:
+        use_id = f"call_{uuid.uuid4().hex[:16]}"
+        verdict = self.hook(self.payload("PreToolUse", agent, tool_name=name, tool_input=given, tool_use_id=use_id))
+        if verdict.refuses:
+            return verdict
+        used = verdict.updated_input or given
+        if asks:
+            asked = self.hook(self.payload("PermissionRequest", agent, tool_name=name,
+                                           tool_input={**used, "description": ESCALATE["justification"]}))
+            if asked.refuses or not asked.decided:
+                return asked  # refused, or left to Codex's own review, which declines here
+        response = self.run_tool(name, used)
+        if response is not None:
+            self.hook(self.payload("PostToolUse", agent, tool_name=name, tool_input=used, tool_use_id=use_id,
+                                   tool_response=response))
+        return verdict
+
+    def run_tool(self, name: str, used: dict[str, Any]) -> str | None:
+        """Carry the call out; its output as Codex reports it (None: no PostToolUse)."""
+        if name == "apply_patch":
+            operations = file_operations(used["command"])
+            for _, fields in operations:
+                self.write(fields["file_path"], fields["content"])
+            added = "".join(f"A {fields['file_path']}\n" for _, fields in operations)
+            return f"Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\n{added}"
+        if name == "Bash":
+            done = self.bash(used["command"])
+            return done.stdout + done.stderr  # a failed command too: Codex has no failure event
+        return None  # view_image of a scenario file is no image: Codex reports the error without a hook
+
+    def dispatch(self, move: Dispatch) -> Verdict:
+        message = f"{move.description}\n{move.prompt}"
+        spawn_id = f"call_{uuid.uuid4().hex[:16]}"
+        verdict = self.hook(self.payload("PreToolUse", tool_name="spawn_agent", tool_input={"message": message},
+                                         tool_use_id=spawn_id))
+        if verdict.refuses:
+            return verdict
+        agent = self.agents[move.agent] = Agent(str(uuid.uuid4()), move, use_id=f"call_{uuid.uuid4().hex[:16]}")
+        self.child_turns[agent.id] = str(uuid.uuid4())
+        self.hook(self.payload("SubagentStart", agent))
+        self.hook(self.payload("PostToolUse", tool_name="spawn_agent", tool_input={"message": message},
+                               tool_use_id=spawn_id,
+                               tool_response=json.dumps({"agent_id": agent.id, "nickname": "Ada"})))
+        waiting = self.hook(self.payload("PreToolUse", tool_name=WAIT, tool_input={"targets": [agent.id]},
+                                         tool_use_id=agent.use_id))
+        assert not waiting.refuses, waiting
+        self.hook(self.payload("UserPromptSubmit", agent, prompt=message))
+        return verdict
+
+    def report(self, move: Report) -> Verdict:
+        agent = self.agents[move.by]
+        verdict = self.hook(self.payload(
+            "SubagentStop", agent, stop_hook_active=agent.stops > 0, last_assistant_message=move.text,
+            agent_transcript_path=str(self.home / ".codex" / "sessions" / f"rollout-{agent.id}.jsonl")))
+        agent.stops += 1
+        if not verdict.refuses:  # the child is done: wait_agent returns its result
+            self.hook(self.payload("PostToolUse", tool_name=WAIT, tool_input={"targets": [agent.id]},
+                                   tool_use_id=agent.use_id, tool_response=json.dumps(
+                                       {"status": {agent.id: {"completed": move.text}}, "timed_out": False})))
+        return verdict
+
+    def stop(self, move: Stop) -> Verdict:
+        verdict = self.hook(self.payload("Stop", stop_hook_active=self.stops > 0, last_assistant_message=move.message))
+        self.stops = self.stops + 1 if verdict.refuses else 0
+        return verdict
+
+    def compact(self, move: Compact) -> Verdict:
+        verdict = self.hook(self.payload("PreCompact", trigger="auto"))
+        if verdict.refuses:  # `continue: false` ends the turn, which Codex reports as interrupted
+            self.hook(self.payload("Interrupt"))
+        else:
+            self.hook(self.payload("PostCompact", trigger="auto"))
+            self.hook(self.payload("SessionStart", source="compact"))
+        return verdict
+
+    def interrupt(self, move: Interrupt) -> Verdict:
+        verdict = self.hook(self.payload("PreToolUse", tool_name="Bash", tool_input={"command": move.command},
+                                         tool_use_id=f"call_{uuid.uuid4().hex[:16]}"))
+        self.hook(self.payload("Interrupt"))
+        return verdict
+
+    def end(self, move: End) -> Verdict:
+        return self.hook(self.payload("SessionEnd", reason="other"))
+
+
+# -- real tier ----------------------------------------------------------------------------------------
+
+def play(session: Session, root: Path) -> RealPlay:
+    work, home = new_project(root)
+    prepare(session, work)
+    model = ScenarioModel().start()
+    model.after_compaction = COMPACTED
+    config = cx.write_config(home, model, model=cx.PATCH_MODEL)
+    if session.asks:  # commands run sandboxed; an escalated one asks, and the automatic review answers
+        config.write_text(config.read_text().replace('"never"', '"on-request"')
+                          .replace('"danger-full-access"', '"workspace-write"'))
+    if any(isinstance(m, Compact) for m in session.moves):  # compact after every tool call
+        config.write_text("model_auto_compact_token_limit = 1\n" + config.read_text())
+    cx.hookgate("install", "codex", "--user", cwd=work, home=home)
+    args = ["exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
+            *(["--approve-for-me"] if session.asks else ["--dangerously-bypass-approvals-and-sandbox"])]
+    prompt = next((m.text for m in session.moves if isinstance(m, Prompt)), "go")
+
+    def call(move: Move) -> list[Step]:
+        if isinstance(move, Dispatch):
+            spawn = Call("spawn_agent", {"message": f"{move.description}\nSCENARIO:{marker(session, move.agent)} "
+                                                    f"{move.prompt}"}, namespace="multi_agent_v1")
+            if move.expected(runtime).verdict == "block":
+                return [spawn]
+            return [spawn, Call("wait_agent", {"targets": ["{{last_json.agent_id}}"]}, namespace="multi_agent_v1")]
+        if isinstance(move, Interrupt):
+            return [Call("exec_command", {"cmd": move.command})]
+        assert isinstance(move, Tool)
+        name, given = codex_call(move.tool, move.input)
+        if name == "apply_patch":
+            return [Call(name, given["command"])]
+        if name == "Bash":
+            return [Call("exec_command", {"cmd": given["command"], **(ESCALATE if move.asks else {})})]
+        return [Call(name, given)]
+
+    played = RealPlay(session, runtime, work, model)
+    try:
+        for n, turn in enumerate(turns(session)):
+            moves = [session.moves[i] for i in turn]
+            plan = scripts(session, runtime, moves, call)
+            if isinstance(moves[-1], Compact) and len(plan.lead) == 1:
+                plan.lead.insert(0, Call("exec_command", {"cmd": "echo compacting"}))  # what makes Codex compact
+            lead = load(model, session, plan, lead=f"lead-{n}" if n else "lead")
+            interrupt = next((m for m in moves if isinstance(m, Interrupt)), None)
+            with held(work, moves[-1]):
+                process = subprocess.Popen([binary("codex"), *args, f"{lead} {prompt}"], cwd=work, env=cx.env(home),
+                                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                           text=True, start_new_session=True)
+                if interrupt:
+                    played.ran(turn, interrupted(process, work, interrupt.command))
+                else:
+                    out, err = process.communicate(timeout=180)
+                    played.ran(turn, Run(process.returncode, out, err))
+    finally:
+        model.stop()
+    return played
+
+
+def turns(session: Session) -> list[list[int]]:
+    """The session as `codex exec` runs (move indices): each compaction ends one (a held one
+    aborts the turn)."""
+    found: list[list[int]] = [[]]
+    for index, move in enumerate(session.moves):
+        found[-1].append(index)
+        if isinstance(move, Compact):
+            found.append([])
+    return [t for t in found if t]
