@@ -24,6 +24,8 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Mapping
 
+from harness.reports import INCOMPLETE_WORKER_REPORT, REVIEWER_REPORT, VERIFIER_REPORT, WORKER_REPORT
+
 Kind = Literal["allow", "block", "context", "modify"]
 LEAD = "lead"
 
@@ -263,37 +265,6 @@ class Session:
 
 
 # -- the sessions --------------------------------------------------------------------------------
-
-WORKER_REPORT = """## Report: M1 Player movement
-### Status: DONE
-### Files Changed
-- `src/player.gd`: movement
-### Tests
-test_player.gd (gdunit): 5 tests -- 5 passed, 0 failed
-### Build
-build OK
-"""
-INCOMPLETE_WORKER_REPORT = WORKER_REPORT.split("### Tests")[0]
-
-VERIFIER_REPORT = """## Verification Report: M1
-### Overall: PASS
-### Results
-build, unit tests and e2e pass
-### Adversarial Probes
-jumped while falling: no double jump
-"""
-
-_REVIEW = "Components hold data only and the movement system owns the behaviour; nothing stateful in nodes."
-REVIEWER_REPORT = f"""## Review Report: M1
-### Reviewers Matched
-ecs
-### ECS Review
-{_REVIEW}
-### Issues Found
-{_REVIEW}
-### Summary
-approve
-"""
 
 PNG = "\x89PNG\r\n"
 PLAN = "| Task | Status |\n|---|---|\n| M1 | verified |\n| M2 | pending |\n"

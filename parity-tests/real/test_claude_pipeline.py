@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from harness.reports import REVIEWER_REPORT, VERIFIER_REPORT, WORKER_REPORT
 from harness.fakemodel import API, MARKER, Call, FakeModel, Say, Step
 from harness.runtimes import copy_agents, hookgate, metrics, new_project, run_claude
 
@@ -50,35 +51,6 @@ def revising_model():
 def lead_texts(model: FakeModel, scenario: str) -> list[str]:
     return [t for r in model.seen(scenario) for t in r.user_texts + r.tool_results]
 
-WORKER_REPORT = """## Report: M1 Player movement
-### Status: DONE
-### Files Changed
-- `src/player.gd`: movement
-### Tests
-test_player.gd (gdunit): 5 tests -- 5 passed, 0 failed
-### Build
-build OK
-"""
-
-VERIFIER_REPORT = """## Verification Report: M1
-### Overall: PASS
-### Results
-build, unit tests and e2e pass
-### Adversarial Probes
-jumped while falling: no double jump
-"""
-
-REVIEW = "Components hold data only and the movement system owns the behaviour; nothing stateful in nodes."
-REVIEWER_REPORT = f"""## Review Report: M1
-### Reviewers Matched
-ecs
-### ECS Review
-{REVIEW}
-### Issues Found
-{REVIEW}
-### Summary
-approve
-"""
 
 AGENTS = {
     role: f"---\nname: {role}\ndescription: the pipeline's {role}\n---\nYou are the {role}. Do what you are asked.\n"

@@ -17,38 +17,12 @@ import pytest
 
 from harness.fakemodel import Call, Either, FakeModel, Say
 from harness.opencode import configure, core_pids, hookgate_log, run_opencode
+from harness.reports import REVIEWER_REPORT, VERIFIER_REPORT, WORKER_REPORT
 from harness.runtimes import HOOKGATE, hookgate, metrics, new_project
 from hookgate.installers import opencode as installer
 
 pytestmark = pytest.mark.real
 
-WORKER_REPORT = """## Report: M1 Player movement
-### Status: DONE
-### Files Changed
-- `src/player.gd`: movement
-### Tests
-Ran test_player.gd with gdunit: 5 tests -- 5 passed, 0 failed
-### Build
-Build OK, exit code 0
-"""
-VERIFIER_REPORT = """## Verification Report: M1
-### Overall: PASS
-### Results
-build, unit tests and e2e all pass
-### Adversarial Probes
-spammed jump while falling; no double jump
-"""
-REVIEW_TEXT = "Checked every component is plain data and systems own the behaviour; no state in nodes."
-REVIEWER_REPORT = f"""## Review Report: M1
-### Reviewers Matched
-ecs-reviewer
-### ECS Review
-{REVIEW_TEXT}
-### Issues Found
-{REVIEW_TEXT}
-### Summary
-approve
-"""
 
 
 @pytest.fixture

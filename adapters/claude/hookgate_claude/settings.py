@@ -6,13 +6,13 @@ uninstall removes exactly the handlers that run `hookgate hook claude`.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 from typing import Any
 
 from hookgate import lifecycle
+from hookgate.installers import hooksjson
 
 # event, matcher (None: the event takes none), timeout (s), fail closed when hookgate itself cannot
 # run; generated from the lifecycle matrix (core/hookgate/lifecycle.toml), the one source of truth
@@ -41,27 +41,27 @@ def registrations(command: str) -> dict[str, list[dict[str, Any]]]:
 
 
 def install(path: Path, command: str) -> bool:
-    settings = _read(path)
-    before = json.dumps(settings, sort_keys=True)
-    _remove_ours(settings)
+    settings = hooksjson.read(path)
     hooks = settings.setdefault("hooks", {})
+    hooksjson.remove_handlers(hooks, _is_ours)
     for event, groups in registrations(command).items():
         hooks.setdefault(event, []).extend(groups)
-    return _write_if_changed(path, settings, before)
+    return hooksjson.write(path, settings)
 
 
 def uninstall(path: Path) -> bool:
     if not path.exists():
         return False
-    settings = _read(path)
-    before = json.dumps(settings, sort_keys=True)
-    _remove_ours(settings)
-    return _write_if_changed(path, settings, before)
+    settings = hooksjson.read(path)
+    hooks = settings.get("hooks", {})
+    if hooksjson.remove_handlers(hooks, _is_ours) and not hooks:
+        del settings["hooks"]  # it held only hookgate's
+    return hooksjson.write(path, settings)
 
 
 def installed_events(path: Path) -> set[str]:
     """The events whose hookgate registration is present (for doctor)."""
-    hooks = _read(path).get("hooks", {}) if path.exists() else {}
+    hooks = hooksjson.read(path).get("hooks", {}) if path.exists() else {}
     return {
         event for event, groups in hooks.items()
         for group in groups if isinstance(group, dict)
@@ -72,7 +72,7 @@ def installed_events(path: Path) -> set[str]:
 def stale_events(path: Path) -> list[str]:
     """The events whose installed hookgate handler differs from what install writes today (the
     lifecycle matrix changed since: a timeout, onFailure, a matcher), for doctor."""
-    hooks = _read(path).get("hooks", {}) if path.exists() else {}
+    hooks = hooksjson.read(path).get("hooks", {}) if path.exists() else {}
     stale = []
     for event, groups in hooks.items():
         for group in groups if isinstance(groups, list) else []:
@@ -87,57 +87,5 @@ def stale_events(path: Path) -> list[str]:
     return sorted(set(stale))
 
 
-def _read(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        settings = json.loads(path.read_text() or "{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} is not valid JSON ({exc}); fix or move it, nothing was changed") from None
-    if not isinstance(settings, dict) or not isinstance(settings.get("hooks", {}), dict):
-        raise ValueError(f"{path}: expected an object with a `hooks` object; nothing was changed")
-    return settings
-
-
 def _is_ours(handler: Any) -> bool:
     return isinstance(handler, dict) and bool(_OURS.search(str(handler.get("command", ""))))
-
-
-def _remove_ours(settings: dict[str, Any]) -> None:
-    """Remove hookgate's handlers; a group, event or `hooks` table is dropped only when it
-    became empty by that removal (an event list that held only hookgate's group goes with it:
-    Claude reads an empty list and a missing one alike)."""
-    hooks = settings.get("hooks")
-    if not isinstance(hooks, dict):
-        return
-    removed = False
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept = []
-        for group in groups:
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            if isinstance(handlers, list) and any(_is_ours(h) for h in handlers):
-                removed = True
-                remaining = [h for h in handlers if not _is_ours(h)]
-                if not remaining:
-                    continue
-                group = {**group, "hooks": remaining}
-            kept.append(group)
-        if kept or not groups or len(kept) == len(groups):
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    if removed and not hooks:
-        del settings["hooks"]
-
-
-def _write_if_changed(path: Path, settings: dict[str, Any], before: str) -> bool:
-    if json.dumps(settings, sort_keys=True) == before:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.hookgate.tmp")
-    tmp.write_text(json.dumps(settings, indent=2) + "\n")
-    tmp.replace(path)
-    return True

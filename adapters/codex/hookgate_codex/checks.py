@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.cli.doctor import Finding, Setup, missing_command, reinstall
+from hookgate.installers import hooksjson
 
 from . import registration, trust
 
@@ -158,7 +159,7 @@ def _expected(event: str, handler: dict[str, Any]) -> tuple[str | None, dict[str
 
 def _our_handlers(path: Path) -> list[tuple[str, int, int, dict[str, Any], dict[str, Any]]]:
     try:
-        hooks = registration.read(path).get("hooks", {})
+        hooks = hooksjson.read(path).get("hooks", {})
     except ValueError:
         return []
     return [entry for entry in trust.command_handlers(hooks) if registration.is_ours(entry[4])]

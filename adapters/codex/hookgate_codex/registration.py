@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from hookgate import lifecycle
-from hookgate.store import locked
+from hookgate.installers import hooksjson
 
 from . import trust
 from .tomlfile import TomlFile
@@ -66,10 +66,10 @@ def registrations(command: str) -> dict[str, list[dict[str, Any]]]:
 
 
 def install(path: Path, command: str, env: Mapping[str, str] = os.environ) -> bool:
-    document = read(path)
+    document = hooksjson.read(path)
     hooks = document.setdefault("hooks", {})
     theirs_before = _their_keys(path, hooks)
-    _remove_ours(hooks)
+    hooksjson.remove_handlers(hooks, is_ours)
     for event, groups in registrations(command).items():
         hooks.setdefault(event, []).extend(groups)
     configs = _configs(path, env)
@@ -86,10 +86,10 @@ def install(path: Path, command: str, env: Mapping[str, str] = os.environ) -> bo
 
 
 def uninstall(path: Path, env: Mapping[str, str] = os.environ) -> bool:
-    document = read(path)
+    document = hooksjson.read(path)
     hooks = document.get("hooks", {})
     theirs_before = _their_keys(path, hooks)
-    _remove_ours(hooks)
+    hooksjson.remove_handlers(hooks, is_ours)
     if not hooks:
         document.pop("hooks", None)
     configs = _configs(path, env)
@@ -101,13 +101,13 @@ def uninstall(path: Path, env: Mapping[str, str] = os.environ) -> bool:
 
 def _save(path: Path, document: dict[str, Any], configs: "_Configs") -> bool:
     configs.feature.text(), configs.user.text()  # refuse before writing anything
-    changed = _write_json(path, document)
+    changed = hooksjson.write(path, document)
     return configs.save() or changed
 
 
 def installed_events(path: Path) -> set[str]:
     """The events whose hookgate handler is present (for doctor)."""
-    hooks = read(path).get("hooks", {}) if path.exists() else {}
+    hooks = hooksjson.read(path).get("hooks", {}) if path.exists() else {}
     return {event for event, _, _, _, handler in trust.command_handlers(hooks) if is_ours(handler)}
 
 
@@ -136,56 +136,14 @@ def trust_project_command(project: Path) -> str:
 
 # -- hooks.json ----------------------------------------------------------------------------------
 
-def read(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        document = json.loads(path.read_text() or "{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} is not valid JSON ({exc}); fix or move it, nothing was changed") from None
-    if not isinstance(document, dict) or not isinstance(document.get("hooks", {}), dict):
-        raise ValueError(f"{path}: expected an object with a `hooks` object; nothing was changed")
-    return document
-
-
 def is_ours(handler: Any) -> bool:
     command = str(handler.get("command", "")) if isinstance(handler, dict) else ""
     return "hookgate" in command and bool(_OURS.search(command))
 
 
-def _remove_ours(hooks: dict[str, Any]) -> None:
-    """Drop hookgate's handlers, then any group or event list that only they made up."""
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept = []
-        for group in groups:
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            if isinstance(handlers, list) and any(is_ours(h) for h in handlers):
-                remaining = [h for h in handlers if not is_ours(h)]
-                if not remaining:
-                    continue
-                group = {**group, "hooks": remaining}
-            kept.append(group)
-        if kept or not groups:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-
-
 def _their_keys(path: Path, hooks: dict[str, Any]) -> list[str]:
     return [trust.hook_key(path, e, g, h) for e, g, h, _, handler in trust.command_handlers(hooks)
             if not is_ours(handler)]
-
-
-def _write_json(path: Path, document: dict[str, Any]) -> bool:
-    text = json.dumps(document, indent=2) + "\n"
-    unchanged = path.read_text() == text if path.exists() else not document.get("hooks")
-    if unchanged:
-        return False
-    locked.replace(path, text.encode())
-    return True
 
 
 # -- config.toml ---------------------------------------------------------------------------------
