@@ -162,3 +162,22 @@ def test_hooks_registered_by_the_process_itself_are_part_of_every_policy(project
     refused = verdict(project, bash("rm x"))
     assert isinstance(refused, Block) and "the host forbids rm" in refused.reason
     assert "hook 'embedded': already registered; unregister_hook it first" in refused.reason  # the file's clash
+
+
+def test_a_chain_gate_fails_closed_only_on_the_tools_its_hooks_name(tmp_path):
+    """A core that cannot answer, or a payload hookgate cannot read, refuses the Bash call a Bash
+    hook guards, not every tool call of the session."""
+    from hookgate.registry import chain_gate
+    from hookgate.registry.hooks import Hook, HookMatcher, HookOptions
+
+    def hook(tool):
+        return Hook(id=f"h-{tool}", event="pre_tool_use", matcher=HookMatcher(tool=tool), options=HookOptions(),
+                    handler=lambda event: None)
+
+    gate = chain_gate("pre_tool_use", [hook("bash"), hook("Task")])
+    assert gate.matcher == "Agent|Bash" and gate.fail_mode == "closed"
+    matches = gate.compiled_matcher()
+    assert matches("Bash") and matches("Agent") and not matches("WebFetch")
+    assert chain_gate("pre_tool_use", [hook("bash"), hook(None)]).matcher == ""  # a hook on every tool
+    assert chain_gate("pre_tool_use", [hook("mcp__fs__write")]).matcher == ""  # no canonical spelling known
+    assert chain_gate("session_start", [hook("Bash")]).matcher == ""  # not a tool event

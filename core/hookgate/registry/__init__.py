@@ -23,10 +23,13 @@ from typing import TYPE_CHECKING
 from ..config.schema import Config
 from ..engine.context import Context
 from ..engine.gate import Gate, Observer
+from ..model.events import KNOWN_EVENTS
+from ..model.tool_inputs import TOOL_INPUTS
 from ..model.verdicts import Block
 from .chain import RegisteredHooks
 from .events import EVENT_MAP, GATING, MODIFIES_TOOL_INPUT, NEVER_FIRES
-from .hooks import Hook, HookError, HookMatcher, HookOptions, Registry, hook_count, register_hook, unregister_hook
+from .hooks import (Hook, HookError, HookMatcher, HookOptions, Registry, canonical_lower, hook_count, register_hook,
+                    unregister_hook)
 from .load import POLICY_DIR, load
 from .results import HookDenied, block, hook_denied, modify, retry, skip, verdict_json
 
@@ -70,11 +73,31 @@ def chain_gate(name: str, hooks: list[Hook]) -> Gate:
         needs += [f"modify:{event}" for event in events]
     return Gate(
         id=f"python_hooks.{name}", events=events, check=RegisteredHooks(name, hooks), priority=PRIORITY,
+        matcher=tool_matcher(events, hooks),
         # each handler has its own deadline; this one only bounds the chain as a whole
         timeout=sum(h.options.timeout_ms for h in hooks) / 1000 + 1.0,
         may_block=gating, fail_mode="closed" if gating else "open", needs=tuple(needs),
         description=f"registered hooks on {name}: {', '.join(h.id for h in hooks)}",
     )
+
+
+def tool_matcher(events: tuple[str, ...], hooks: list[Hook]) -> str:
+    """The chain gate's matcher: the tools its hooks name, so that its fail mode reaches only the
+    calls they would judge (a core that cannot answer blocks the Bash call a Bash hook guards, not
+    a WebFetch). "" (every call) when any hook names no tool, or one without a canonical spelling
+    (an MCP tool), or the event is not a tool event."""
+    if not all(KNOWN_EVENTS[event].match_field == "tool_name" for event in events):
+        return ""
+    names = set()
+    for hook in hooks:
+        spelling = _CANONICAL_SPELLING.get(canonical_lower(hook.matcher.tool or ""))
+        if spelling is None:
+            return ""
+        names.add(spelling)
+    return "|".join(sorted(names))
+
+
+_CANONICAL_SPELLING = {name.lower(): name for name in TOOL_INPUTS}
 
 
 def load_error_gate(errors: list[str]) -> Gate:

@@ -50,7 +50,7 @@ class HookMatcher(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
             return False
         tool: str | None = getattr(event, "tool_name", None)
         tool_input: dict[str, Any] = getattr(event, "tool_input", None) or {}
-        if self.tool is not None and (tool or "").lower() != _canonical_lower(self.tool):
+        if self.tool is not None and (tool or "").lower() != canonical_lower(self.tool):
             return False
         if self.command_pattern is not None:
             command = tool_input.get("command") if tool == "Bash" else None
@@ -75,7 +75,7 @@ class HookMatcher(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         return any(path_matches(rel, self.path_pattern or "") for rel in spellings)
 
 
-def _canonical_lower(tool: str) -> str:
+def canonical_lower(tool: str) -> str:
     """A tool name as the canonical one, in lower case: "task" and "Task" are "agent"."""
     folded = tool.lower()
     return next((canonical_tool(old).lower() for old in ALIASES if old.lower() == folded), folded)
