@@ -66,19 +66,20 @@ def fail_closed_events() -> frozenset[str]:
 
 def opencode_table() -> str:
     """adapters/opencode-plugin/lib/lifecycle.js: what the plugin needs to know before the core has
-    ever answered (which events fail closed, each one's deadline and matcher field)."""
+    ever answered (which events fail closed, and the field each one's matchers test); deadlines
+    come from the core itself."""
     lines = [
         "// Generated from core/hookgate/lifecycle.toml by `python -m hookgate.lifecycle`; do not edit.",
-        "// Per canonical event the plugin delivers: the OpenCode hook it comes from, its deadline, whether",
-        "// it fails closed when the core cannot answer, and the field its gates' matchers test.",
+        "// Per canonical event the plugin delivers: the OpenCode hook it comes from, whether it fails",
+        "// closed when the core cannot answer, and the field its gates' matchers test.",
         "",
         "export const LIFECYCLE = {",
     ]
     for r in for_runtime("opencode"):
         field = KNOWN_EVENTS[r.event].match_field
         match_field = f'"{field}"' if field else "null"
-        lines.append(f'  {r.event}: {{ hook: "{r.opencode}", timeoutMs: {r.timeout * 1000}, '
-                     f"failClosed: {str(r.fail_closed).lower()}, matchField: {match_field} }},")
+        lines.append(f'  {r.event}: {{ hook: "{r.opencode}", failClosed: {str(r.fail_closed).lower()}, '
+                     f"matchField: {match_field} }},")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
