@@ -61,7 +61,7 @@ def parse(frame: bytes) -> tuple[list[Message], bool]:
     """The messages of one frame, and whether it was a batch (whose answers go back as one array)."""
     try:
         data = msgspec.json.decode(frame)
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
         return [Invalid(RpcError(PARSE_ERROR, f"parse error: {exc}"))], False
     if isinstance(data, list):
         if not data:

@@ -97,8 +97,13 @@ class Server:
             self._done = True
 
     def _answer(self, frame: bytes) -> None:
-        messages, batch = protocol.parse(frame)
-        answers = [answer for answer in map(self._serve, messages) if answer is not None]
+        try:
+            messages, batch = protocol.parse(frame)
+            answers = [answer for answer in map(self._serve, messages) if answer is not None]
+        except Exception as exc:  # a frame that trips a bug must not end the loop for the frames after it
+            self._log(f"internal error on a frame: {type(exc).__name__}: {exc}")
+            self._send(protocol.error(None, RpcError(protocol.INTERNAL_ERROR, f"internal error: {type(exc).__name__}")))
+            return
         if answers:
             self._send(answers if batch else answers[0])
 
