@@ -175,3 +175,26 @@ def test_a_check_that_crashes_is_reported_and_the_others_still_run(project, env)
     assert "the check itself failed: RuntimeError: no disk" in results[0][1].message
     text = report(results)
     assert "FAIL  boom" in text and "ok    fine" in text
+
+
+def test_the_interpreter_and_node_are_reported(project, env):
+    found = {(name, status) for name, status, *_ in findings(project, env)}
+    assert ("python", "ok") in found and ("node", "ok") in found
+    no_node = {**env, "PATH": "/nonexistent"}
+    (node,) = [f for name, f in run(Setup(project=project, env=no_node), [("node", "hookgate.cli.doctor:check_node")])]
+    assert node.status == "info" and "Node.js is not on PATH" in node.message
+
+
+def test_an_opencode_registration_is_checked_against_what_it_starts(project, env):
+    hookgate("install", "opencode", "--project", str(project), project=project, env=env)
+    assert [(s, m.endswith(HOOKGATE)) for name, s, m, _ in findings(project, env) if name == "opencode"] == [("ok", True)]
+    plugin_file = project / ".opencode" / "plugin" / "hookgate.js"
+    plugin_file.write_text(plugin_file.read_text().replace(json.dumps(HOOKGATE), json.dumps("/moved/venv/bin/hookgate")))
+    ((name, message, fix),) = failures(project, env)
+    assert name == "opencode" and "/moved/venv/bin/hookgate, which does not exist" in message
+    assert fix == f"hookgate install opencode --project {project}"
+    hookgate(*fix.split()[1:], project=project, env=env)
+    assert failures(project, env) == []
+    plugin_file.write_text("export const Mine = async () => ({})\n")
+    ((name, message, _),) = failures(project, env)
+    assert name == "opencode" and "was not written by hookgate" in message

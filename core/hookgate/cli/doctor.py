@@ -37,12 +37,15 @@ class Finding:
 Check = Callable[[Setup], Iterable[Finding]]
 
 CHECKS: tuple[tuple[str, str], ...] = (
+    ("python", "hookgate.cli.doctor:check_python"),
+    ("node", "hookgate.cli.doctor:check_node"),
     ("config", "hookgate.cli.doctor:check_config"),
     ("claude", "hookgate.cli.doctor:check_claude"),
     ("codex hooks", "hookgate_codex.checks:check_registration"),
     ("codex feature", "hookgate_codex.checks:check_feature"),
     ("codex trust", "hookgate_codex.checks:check_trust"),
     ("codex shell", "hookgate_codex.checks:check_login_shell"),
+    ("opencode", "hookgate.installers.opencode:doctor_check"),
     ("hooks.json", "hookgate.commandhooks.lint:doctor_check"),
     ("python policies", "hookgate.registry.lint:doctor_check"),
 )
@@ -103,6 +106,50 @@ def missing_command(command: str) -> str | None:
 
 
 # -- checks of the core and of Claude Code -------------------------------------------------------
+
+MIN_PYTHON, MIN_NODE = (3, 11), 20
+
+
+def check_python(setup: Setup) -> list[Finding]:
+    import sys
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    here = ".".join(map(str, sys.version_info[:3]))
+    if sys.version_info[:2] < MIN_PYTHON:
+        found.append(Finding("fail", f"Python {here} at {sys.executable}; hookgate needs {'.'.join(map(str, MIN_PYTHON))} or newer",
+                             "reinstall hookgate with a newer Python"))
+    else:
+        found.append(Finding("ok", f"Python {here} at {sys.executable}"))
+    for package, needed_for in (("msgspec", "every decision"), ("watchfiles", "`hookgate serve`'s hot reload (OpenCode)")):
+        try:
+            found.append(Finding("ok", f"{package} {version(package)}"))
+        except PackageNotFoundError:
+            found.append(Finding("fail", f"{package} is not installed; it is needed for {needed_for}",
+                                 f"{shlex.quote(sys.executable)} -m pip install {package}"))
+    return found
+
+
+def check_node(setup: Setup) -> list[Finding]:
+    """OpenCode runs the plugin under its own Bun; Node is for the plugin's tests and `hookgate demo`."""
+    import shutil
+    import subprocess
+
+    node = shutil.which("node", path=setup.env.get("PATH"))
+    if node is None:
+        return [Finding("info", "Node.js is not on PATH: OpenCode does not need it, but `hookgate demo`'s OpenCode "
+                                "leg and the plugin's tests do", f"install Node.js {MIN_NODE} or newer")]
+    done = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10)
+    text = done.stdout.strip()
+    try:
+        major = int(text.lstrip("v").split(".")[0])
+    except ValueError:
+        return [Finding("fail", f"{node} --version printed {text!r}", f"reinstall Node.js {MIN_NODE} or newer")]
+    if major < MIN_NODE:
+        return [Finding("fail", f"Node.js {text} at {node}; the plugin's tests need {MIN_NODE} or newer",
+                        f"install Node.js {MIN_NODE} or newer")]
+    return [Finding("ok", f"Node.js {text} at {node}")]
+
 
 def check_config(setup: Setup) -> list[Finding]:
     from hookgate.config.load import load_config
