@@ -32,7 +32,10 @@ function viaProcess(i) {
     tool_input: { file_path: files[i % 2], content: "x" } })
   const started = performance.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(hookgate, ["hook", "claude", "--event", "PreToolUse"], { cwd: project, stdio: ["pipe", "ignore", "ignore"] })
+    // a process that decides by itself, as GodotMaker's adapter spawns one: no warm core to hand off to
+    const child = spawn(hookgate, ["hook", "claude", "--event", "PreToolUse"], {
+      cwd: project, stdio: ["pipe", "ignore", "ignore"], env: { ...process.env, HOOKGATE_WARM: "off" },
+    })
     child.on("error", reject)
     child.on("exit", (code) => (code === 0 || code === 2 ? resolve(performance.now() - started) : reject(new Error(`exit ${code}`))))
     child.stdin.end(payload)

@@ -9,6 +9,7 @@ blocked if either reading is blocked. Matching is case-insensitive on `/`-separa
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from fnmatch import fnmatchcase
 from typing import Iterable, Sequence
 
@@ -23,7 +24,7 @@ def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequen
         real = os.path.realpath(joined)
     except (OSError, ValueError):
         real = lexical
-    root_forms = {os.path.normpath(r) for r in roots} | {os.path.realpath(r) for r in roots}
+    root_forms = set().union(*(_root_forms(r) for r in roots))
     seen: list[str] = []
     for absolute in (lexical, real):
         rel = _relative(absolute, root_forms)
@@ -36,6 +37,13 @@ def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequen
 def file_name(path: str) -> str:
     """The name a reason shows for a written path (its last component)."""
     return os.path.basename(path.rstrip("/\\")) or path
+
+
+@lru_cache(maxsize=64)
+def _root_forms(root: str) -> frozenset[str]:
+    """A project root as named and as resolved; a root does not move under a running hookgate,
+    so this is worked out once, not on every write judged."""
+    return frozenset({os.path.normpath(root), os.path.realpath(root)})
 
 
 def matches(rel: str, pattern: str) -> bool:
