@@ -11,6 +11,8 @@ regular (not editable) install in a venv of its own, built on first use under be
   the msgspec-import floor (`python -c "import msgspec"`: no in-process hook can be faster).
 - engine: decisions per second in-process (benchmarks/inprocess.py), beside bare Python calls.
 - completion gate: a Stop decision in a session with a 1,000,000-line log against an empty one.
+- OpenCode: `tool.execute.before` through the real plugin and its core (each call after a process
+  spawn, and back to back), against a Python process spawned per call (benchmarks/opencode_bench.mjs).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ TARGETS = {
     "session-length cost (1M-line log / empty)": 2.0,
 }
 MIN_DECISIONS_PER_SECOND = 50_000
+OPENCODE_MAX_P50_MS = 1.0  # the issue's one absolute figure: a printed target, never a test
+OPENCODE_MIN_SPEEDUP = 50.0
 
 
 def bench_python() -> Path:
@@ -130,10 +134,12 @@ def opencode_hook(python: Path, calls: int) -> dict[str, object]:
     if done.returncode != 0:
         raise SystemExit(f"opencode benchmark failed ({done.returncode}): {done.stderr[-1000:]}")
     figures = json.loads(done.stdout.strip().splitlines()[-1])
-    plugin, spawned = figures["plugin"], figures["process_per_call"]
+    plugin, burst, spawned = figures["plugin"], figures["plugin_burst"], figures["process_per_call"]
     return {
         "ms": {
             "plugin -> core p50": round(plugin["p50_ms"], 3), "plugin -> core p99": round(plugin["p99_ms"], 3),
+            "plugin -> core p50, back to back": round(burst["p50_ms"], 3),
+            "plugin -> core p99, back to back": round(burst["p99_ms"], 3),
             "process per call p50": round(spawned["p50_ms"], 2), "process per call p99": round(spawned["p99_ms"], 2),
         },
         "ratios": {
@@ -170,8 +176,14 @@ def report(results: dict[str, object], rounds: int) -> list[str]:
         lines.append(f"  {'Stop (completion gate), ' + name:<44} {rate:10,.0f}/s")
     opencode = results["opencode_hook"]
     lines += ["", f"OpenCode tool.execute.before -> verdict, {opencode['calls']} interleaved calls per side"]
-    lines += [f"  {name:<44} {ms:8.2f} ms" for name, ms in opencode["ms"].items()]
-    lines += [f"  {name:<44} {ratio:8.1f}x" for name, ratio in opencode["ratios"].items()]
+    for name, ms in opencode["ms"].items():
+        verdict = f"  [<= {OPENCODE_MAX_P50_MS:g} ms: {'met' if ms <= OPENCODE_MAX_P50_MS else 'MISSED'}]" \
+            if name.startswith("plugin -> core p50") else ""
+        lines.append(f"  {name:<44} {ms:8.2f} ms{verdict}")
+    for name, ratio in opencode["ratios"].items():
+        verdict = f"  [>= {OPENCODE_MIN_SPEEDUP:g}x: {'met' if ratio >= OPENCODE_MIN_SPEEDUP else 'MISSED'}]" \
+            if name.endswith("p50") else ""
+        lines.append(f"  {name:<44} {ratio:8.1f}x{verdict}")
     return lines
 
 

@@ -33,6 +33,9 @@ class Context:
         self.config = config
         self.records: list[dict[str, Any]] = []
         self.warnings: list[str] = []
+        # what gates read from the filesystem, once per decision: every gate of one decision
+        # judges the same filesystem, and two gates resolving one path pay for it once
+        self.memo: dict[Any, Any] = {}
 
     def record(self, event: str, **fields: Any) -> None:
         """Note a metrics line (`event` in lower snake case, as seed 000 names them)."""

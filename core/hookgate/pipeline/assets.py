@@ -10,7 +10,7 @@ from ..engine.context import Context
 from ..engine.gate import Gate
 from ..model.events import Event
 from ..model.verdicts import Block, Verdict
-from .paths import file_name, matches, readings
+from .paths import event_readings, file_name, matches
 from .rules import expand
 
 
@@ -22,8 +22,7 @@ def check_asset_access(event: Event, ctx: Context) -> Verdict | None:
     rule = pipeline.asset_read
     extensions = {ext.lower() for ext in rule.extensions}
     folders = expand(rule.folders, pipeline.paths)
-    root = str(ctx.project.root)
-    for rel in readings(path, event.cwd or root, [root], pipeline.worktree_markers):
+    for rel in event_readings(path, event, ctx):
         if os.path.splitext(rel)[1] in extensions and any(matches(rel, folder) for folder in folders):
             return Block(reason=rule.reason.format(file=file_name(path)))
     return None

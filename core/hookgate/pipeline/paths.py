@@ -11,10 +11,14 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from fnmatch import fnmatchcase
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from ..engine.context import Context
+    from ..model.events import Event
 
 
-def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequence[str] = ()) -> list[str]:
+def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequence[str] = ()) -> tuple[str, ...]:
     """The distinct project-relative spellings of `path` (absolute when it lands outside)."""
     if "\x00" in path:
         raise ValueError("path contains a NUL byte")
@@ -24,14 +28,19 @@ def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequen
         real = os.path.realpath(joined)
     except (OSError, ValueError):
         real = lexical
-    root_forms = set().union(*(_root_forms(r) for r in roots))
-    seen: list[str] = []
-    for absolute in (lexical, real):
-        rel = _relative(absolute, root_forms)
-        rel = _strip_worktree(rel, worktree_markers).lower()
-        if rel not in seen:
-            seen.append(rel)
-    return seen
+    root_forms = _longest_first(tuple(roots))
+    markers = _marker_parts(tuple(worktree_markers))
+    spellings = (_strip_worktree(_relative(absolute, root_forms).lower(), markers) for absolute in (lexical, real))
+    return tuple(dict.fromkeys(spellings))
+
+
+def event_readings(path: str, event: Event, ctx: Context) -> tuple[str, ...]:
+    """`readings` of a path an event names, in the event's project, resolved once per decision."""
+    key = ("readings", path, event.cwd)
+    if key not in ctx.memo:
+        root = str(ctx.project.root)
+        ctx.memo[key] = readings(path, event.cwd or root, [root], ctx.config.pipeline.worktree_markers)
+    return ctx.memo[key]
 
 
 def file_name(path: str) -> str:
@@ -40,10 +49,16 @@ def file_name(path: str) -> str:
 
 
 @lru_cache(maxsize=64)
-def _root_forms(root: str) -> frozenset[str]:
-    """A project root as named and as resolved; a root does not move under a running hookgate,
-    so this is worked out once, not on every write judged."""
-    return frozenset({os.path.normpath(root), os.path.realpath(root)})
+def _longest_first(roots: tuple[str, ...]) -> tuple[str, ...]:
+    """Each project root as named and as resolved, longest first, each ending in `/`. A root does
+    not move under a running hookgate, so this is worked out once, not on every write judged."""
+    forms = {form.rstrip("/") + "/" for root in roots for form in (os.path.normpath(root), os.path.realpath(root))}
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
+@lru_cache(maxsize=64)
+def _marker_parts(markers: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(part.lower() for part in marker.strip("/").split("/") if part) for marker in markers)
 
 
 def matches(rel: str, pattern: str) -> bool:
@@ -56,24 +71,23 @@ def matches(rel: str, pattern: str) -> bool:
     return fnmatchcase(rel.rsplit("/", 1)[-1], pattern)
 
 
-def _relative(absolute: str, roots: set[str]) -> str:
-    for root in sorted(roots, key=len, reverse=True):
-        if absolute == root:
+def _relative(absolute: str, roots: tuple[str, ...]) -> str:
+    for root in roots:
+        if absolute.rstrip("/") + "/" == root:
             return "."
-        if absolute.startswith(root.rstrip("/") + "/"):
-            return absolute[len(root.rstrip("/")) + 1:]
+        if absolute.startswith(root):
+            return absolute[len(root):]
     return absolute
 
 
-def _strip_worktree(rel: str, markers: Sequence[str]) -> str:
+def _strip_worktree(rel: str, markers: tuple[tuple[str, ...], ...]) -> str:
     """`.claude/worktrees/<agent>/src/x.gd` is `src/x.gd` of the project again."""
-    if rel.startswith("/"):
+    if rel.startswith("/") or not markers:
         return rel
     parts = rel.split("/")
     for marker in markers:
-        marker_parts = [p for p in marker.strip("/").split("/") if p]
-        span = len(marker_parts)
+        span = len(marker)
         for i in range(len(parts) - span, -1, -1):
-            if all(fnmatchcase(parts[i + k].lower(), marker_parts[k].lower()) for k in range(span)):
+            if all(fnmatchcase(parts[i + k], marker[k]) for k in range(span)):
                 return "/".join(parts[i + span:]) or "."
     return rel

@@ -13,7 +13,7 @@ from ..model.events import Event
 from ..model.tools import FILE_TOOL_MATCHER, changed_path
 from ..model.verdicts import Block, Verdict
 from .agents import agent_type_of
-from .paths import file_name, readings
+from .paths import event_readings, file_name
 from .rules import denial
 
 _METRIC = {"Write": "file_write", "Delete": "file_delete"}
@@ -44,7 +44,7 @@ def write_denial(path: str, event: Event, role: str, ctx: Context) -> str | None
     shell-write and patch checks, so every way of writing a file meets the same rules."""
     pipeline = ctx.config.pipeline
     rule_sets = _rule_sets(pipeline, role, event, agent_type_of(event, ctx))
-    for rel in readings(path, event.cwd or str(ctx.project.root), [str(ctx.project.root)], pipeline.worktree_markers):
+    for rel in event_readings(path, event, ctx):
         for rule_set in rule_sets:
             reason = denial(rule_set, rel, pipeline.paths)
             if reason:

@@ -21,7 +21,7 @@ from ..model.events import Event
 from ..model.tools import changed_path
 from ..model.verdicts import Block, Context as ContextVerdict, Verdict
 from ..store.project import Project
-from .paths import readings
+from .paths import event_readings
 from .stage_checks import STAGE_CHECKS
 
 STAGE_LOG = ".hookgate/stage.jsonl"
@@ -116,8 +116,7 @@ def stage_reminder(event: Event, ctx: Context) -> Verdict | None:
 
 
 def is_stage_log(path: str, event: Event, ctx: Context) -> bool:
-    root = str(ctx.project.root)
-    return STAGE_LOG in readings(path, event.cwd or root, [root], ctx.config.pipeline.worktree_markers)
+    return STAGE_LOG in event_readings(path, event, ctx)
 
 
 def _new_entries(event: Event, project: Project) -> tuple[list[dict[str, Any]], list[str]]:
