@@ -429,11 +429,7 @@ COMPACT_SESSION = Session(
             proves=("python_hooks.pre_compact", "command_hooks.pre_compact"))),
         Compact(expect=Expect(
             ran=("command:PreCompact", "python:pre_compact", "command:PostCompact", "python:post_compact"),
-            proves=("command_hooks.post_compact", "python_hooks.post_compact")),
-            on={"opencode": Expect(  # compacted, but nothing tells the plugin it is done
-                ran=("command:PreCompact", "python:pre_compact"),
-                not_ran=("command:PostCompact", "python:post_compact"),
-                proves=("command_hooks.post_compact", "python_hooks.post_compact"))}),
+            proves=("command_hooks.post_compact", "python_hooks.post_compact"))),
     ),
 )
 

@@ -15,6 +15,7 @@
 //                                                     through the client; a child's refusal reaches
 //                                                     the parent with the task's result)
 //   experimental.session.compacting PreCompact       context added to the compaction prompt
+//   event session.compacted        PostCompact       recorded and run, nothing to carry out
 //   event permission.asked         PermissionRequest refusal: answered "reject" through the client
 //
 // When the core is down or too slow, each gate's fail mode decides (lib/failmode.js); no hook
@@ -209,6 +210,8 @@ export const HookgatePlugin = async (input, options = {}) => {
       } else if (event?.type === "session.idle" && props.sessionID) {
         const decided = guard("stop", onIdle(props.sessionID))
         if (sessions.isChild(props.sessionID)) childStops.set(props.sessionID, decided.catch(() => null))
+      } else if (event?.type === "session.compacted" && props.sessionID) {
+        guard("post compact", who(props.sessionID).then((resolved) => decide(t.postCompact(resolved, directory))))
       } else if (event?.type === "session.deleted" && props.info?.id) {
         for (const map of [turns, starts, startContext, childStops]) map.delete(props.info.id)
       } else if (event?.type === "permission.asked") {

@@ -35,7 +35,7 @@ from harness.runtimes import HOOKGATE, Run, binary, hookgate, new_project
 
 from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Start, Stop, Tool
 
-from .base import ALLOW, UNDECIDED, Agent, PayloadHost, Verdict, held, prepare
+from .base import ALLOW, UNDECIDED, Agent, PayloadHost, Verdict, evidence, held, prepare
 from .real import RealPlay, ScenarioModel, load, marker, running, scripts
 from .templates import plugin_call
 
@@ -211,6 +211,7 @@ class Payloads(PayloadHost):
                               output={"context": []})
         if done["threw"]:
             return Verdict("block", done["threw"])
+        self.event("session.compacted", sessionID=self.root)  # OpenCode announces the summary it made
         return Verdict("context", "\n".join(done["output"]["context"])) if done["output"]["context"] else ALLOW
 
     def interrupt(self, move: Interrupt) -> Verdict:
@@ -330,6 +331,7 @@ def play(session: Session, root: Path) -> RealPlay:
                 before = summaries(model)
                 with held(work, move):
                     done = post(server, f"/session/{ses}/summarize", {"providerID": "fake", "modelID": "fake-model"})
+                    quiet(work)  # session.compacted is an event: OpenCode answers before the plugin is done
                 played.ran([index], done, compactions=summaries(model) - before)
     finally:
         stop_approving.set()
@@ -354,6 +356,18 @@ def ask(server: Server, ses: str, text: str, work: Path, interrupt: Interrupt | 
 
 def busy(server: Server, ses: str) -> bool:
     return (server.api("GET", "/session/status") or {}).get(ses, {}).get("type") == "busy"
+
+
+def quiet(work: Path, still: float = 1.5, bound: float = 30.0) -> None:
+    """Wait until the user hooks have run nothing new for `still` seconds (at most `bound`)."""
+    deadline, seen, since = time.monotonic() + bound, -1, time.monotonic()
+    while time.monotonic() < deadline:
+        count = len(evidence(work))
+        if count != seen:
+            seen, since = count, time.monotonic()
+        elif time.monotonic() - since >= still:
+            return
+        time.sleep(0.1)
 
 
 def summaries(model: ScenarioModel) -> int:

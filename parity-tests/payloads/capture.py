@@ -119,7 +119,7 @@ OPENCODE_LOGGER = """\
 import { appendFileSync } from "node:fs"
 const log = (line) => appendFileSync(LOG, JSON.stringify(line) + "\\n")
 const hook = (kind) => async (input, output) => log({ kind, input, output })
-const EVENTS = new Set(["session.created", "session.idle", "permission.asked"])
+const EVENTS = new Set(["session.created", "session.idle", "session.compacted", "permission.asked"])
 export const Capture = async () => ({
   event: async ({ event }) => { if (EVENTS.has(event?.type)) log({ kind: "event", event }) },
   "tool.execute.before": hook("tool.execute.before"),

@@ -12,4 +12,5 @@ export const LIFECYCLE = {
   SubagentStop: { hook: "experimental.text.complete / event session.idle (child session)", failClosed: false, matchField: "agent_type" },
   Stop: { hook: "experimental.text.complete / event session.idle (root session)", failClosed: false, matchField: null },
   PreCompact: { hook: "experimental.session.compacting", failClosed: false, matchField: "trigger" },
+  PostCompact: { hook: "event session.compacted", failClosed: false, matchField: "trigger" },
 }

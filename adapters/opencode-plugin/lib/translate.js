@@ -85,7 +85,10 @@ export const stop = (text, held, who, cwd) => ({
   ...base(who.agentId ? "SubagentStop" : "Stop", who, cwd), stop_hook_active: held, last_assistant_message: text ?? null,
 })
 
+// OpenCode says nothing of what started a compaction (the user's /compact or an overflow)
 export const preCompact = (who, cwd) => ({ ...base("PreCompact", who, cwd), trigger: "auto" })
+
+export const postCompact = (who, cwd) => ({ ...base("PostCompact", who, cwd), trigger: "auto" })
 
 /** permission.asked: `permission` is the tool family (edit, bash, ...), `patterns` what it is for. */
 export function permissionRequest(asked, who, cwd) {
