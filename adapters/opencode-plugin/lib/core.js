@@ -87,7 +87,7 @@ export class CoreClient {
     this.retryAt = 0
     this.disposed = false
     this.quietSince = null // since when the running core has been asked something and said nothing
-    this.heardAt = 0 // when it last said anything
+    this.heardAt = 0 // when it last answered a request in time
   }
 
   /** The deadline for one event: the fixed one, or what the core said its gates may take. */
@@ -201,8 +201,6 @@ export class CoreClient {
       this.log("warn", `hookgate core sent a line that is no JSON-RPC message: ${line.slice(0, 200)}`)
       return
     }
-    this.heardAt = Date.now()
-    this.quietSince = this.pending.size ? this.heardAt : null // it is alive and speaking
     if (message.id === undefined || message.id === null) {
       if (message.method === "policy/reloaded") {
         if (message.params?.capabilities) this.setCapabilities(message.params.capabilities)
@@ -216,6 +214,10 @@ export class CoreClient {
     const waiting = this.pending.get(message.id)
     if (!waiting) return // answered after its deadline (the hook went on without it), or never asked
     this.pending.delete(message.id)
+    // only an answer in time shows the core deciding: a notification comes from its reload thread
+    // and a late answer from a loop that has since stopped, so neither holds off the recycling
+    this.heardAt = Date.now()
+    this.quietSince = this.pending.size ? this.heardAt : null
     clearTimeout(waiting.timer)
     if (message.error) waiting.reject(new CoreUnavailable(`the core refused ${message.error.code}: ${message.error.message}`))
     else waiting.resolve(message.result)

@@ -73,6 +73,12 @@ const FAULTS = {
   hang: () => {},
   late: (request, result, event) => setTimeout(() => send(answerTo(request, result)), budget(event) * 1.5),
   wedge: () => { wedged = true; stayAlive() },
+  // a decision loop stuck while the core's reload thread goes on talking, and its answer far too late
+  "wedge-chatty": (request, result) => {
+    wedged = true
+    setInterval(() => send({ jsonrpc: "2.0", method: "policy/reloaded", params: { ok: true, generation: 2 } }), 100)
+    setTimeout(() => send(answerTo(request, result)), 450)
+  },
   // garbage the client must see through: the answer still comes
   noise: (request, result) => { write("Traceback (most recent call last):\nnot a frame\n\n   \n"); send(answerTo(request, result)) },
   scalars: (request, result) => { write(SCALARS.join("\n") + "\n"); send(answerTo(request, result)) },

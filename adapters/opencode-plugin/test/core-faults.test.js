@@ -97,6 +97,20 @@ test("a stuck core is killed once it was silent for longer than any decision may
   await core.dispose()
 })
 
+test("a stuck core that still talks (reload notices, an answer past its deadline) is recycled all the same", async () => {
+  const logged = []
+  const core = fake({ log: (level, message) => logged.push(message) })
+  assert.equal((await core.evaluate(write("a.gd"))).kind, "block")
+  const stuck = core.server.pid
+  await assert.rejects(core.evaluate(post("FAULT:wedge-chatty")), /no answer from the core within 400 ms/)
+  await assert.rejects(core.evaluate(post("ls")), /no answer from the core within 400 ms/)
+  assert.ok(logged.some((m) => /the core answered nothing for \d+ ms; it is started again/.test(m)), logged.join("\n"))
+  await until(() => !alive(stuck))
+  assert.equal((await core.evaluate(write("b.gd"))).kind, "block")
+  assert.notEqual(core.server.pid, stuck)
+  await core.dispose()
+})
+
 test("a core that is only slow on one request is not taken for stuck", async () => {
   const logged = []
   const core = fake({ log: (level, message) => logged.push(message) })
