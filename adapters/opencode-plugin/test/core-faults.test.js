@@ -81,35 +81,25 @@ test("capabilities that make no sense are not taken: the deadlines and fail mode
   await core.dispose()
 })
 
-test("a stuck core is killed once it was silent for longer than any decision may take; the next request starts a new one", async () => {
-  const logged = []
-  const core = fake({ log: (level, message) => logged.push(message) })
-  assert.equal((await core.evaluate(write("a.gd"))).kind, "block")
-  const stuck = core.server.pid
-  // one PostToolUse's silence (400 ms) is shorter than the longest decision (PreToolUse, 600 ms): not yet
-  await assert.rejects(core.evaluate(post("FAULT:wedge")), /no answer from the core within 400 ms/)
-  assert.equal(core.server?.pid, stuck)
-  await assert.rejects(core.evaluate(post("ls")), /no answer from the core within 400 ms/)
-  assert.ok(logged.some((m) => /the core answered nothing for \d+ ms; it is started again/.test(m)), logged.join("\n"))
-  await until(() => !alive(stuck)) // it would never have gone by itself (it outlives its stdin)
-  assert.equal((await core.evaluate(write("b.gd"))).kind, "block")
-  assert.notEqual(core.server.pid, stuck)
-  await core.dispose()
-})
-
-test("a stuck core that still talks (reload notices, an answer past its deadline) is recycled all the same", async () => {
-  const logged = []
-  const core = fake({ log: (level, message) => logged.push(message) })
-  assert.equal((await core.evaluate(write("a.gd"))).kind, "block")
-  const stuck = core.server.pid
-  await assert.rejects(core.evaluate(post("FAULT:wedge-chatty")), /no answer from the core within 400 ms/)
-  await assert.rejects(core.evaluate(post("ls")), /no answer from the core within 400 ms/)
-  assert.ok(logged.some((m) => /the core answered nothing for \d+ ms; it is started again/.test(m)), logged.join("\n"))
-  await until(() => !alive(stuck))
-  assert.equal((await core.evaluate(write("b.gd"))).kind, "block")
-  assert.notEqual(core.server.pid, stuck)
-  await core.dispose()
-})
+// "wedge-chatty": stuck, yet its reload thread writes notices and the answer comes far too late;
+// neither is the core deciding, so it is recycled as soon as a silent one is
+for (const fault of ["wedge", "wedge-chatty"]) {
+  test(`a stuck core (${fault}) is killed once it was silent for longer than any decision may take; the next request starts a new one`, async () => {
+    const logged = []
+    const core = fake({ log: (level, message) => logged.push(message) })
+    assert.equal((await core.evaluate(write("a.gd"))).kind, "block")
+    const stuck = core.server.pid
+    // one PostToolUse's silence (400 ms) is shorter than the longest decision (PreToolUse, 600 ms): not yet
+    await assert.rejects(core.evaluate(post(`FAULT:${fault}`)), /no answer from the core within 400 ms/)
+    assert.equal(core.server?.pid, stuck)
+    await assert.rejects(core.evaluate(post("ls")), /no answer from the core within 400 ms/)
+    assert.ok(logged.some((m) => /the core answered nothing for \d+ ms; it is started again/.test(m)), logged.join("\n"))
+    await until(() => !alive(stuck)) // it would never have gone by itself (it outlives its stdin)
+    assert.equal((await core.evaluate(write("b.gd"))).kind, "block")
+    assert.notEqual(core.server.pid, stuck)
+    await core.dispose()
+  })
+}
 
 test("a core that is only slow on one request is not taken for stuck", async () => {
   const logged = []
