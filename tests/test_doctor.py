@@ -6,6 +6,7 @@ import pytest
 
 from support import HOOKGATE
 from hookgate.cli.doctor import Finding, Setup, report, run
+from hookgate_claude import settings
 from hookgate_codex import registration
 
 
@@ -198,3 +199,37 @@ def test_an_opencode_registration_is_checked_against_what_it_starts(project, env
     plugin_file.write_text("export const Mine = async () => ({})\n")
     ((name, message, _),) = failures(project, env)
     assert name == "opencode" and "was not written by hookgate" in message
+
+
+def test_hookgate_registered_twice_for_a_runtime_is_found(project, env, tmp_path):
+    other = tmp_path / "other-venv" / "bin" / "hookgate"  # a second install, say an older venv
+    other.parent.mkdir(parents=True)
+    other.symlink_to(HOOKGATE)
+    assert ("decided once", "ok") in [(n, s) for n, s, _, _ in findings(project, env)]
+
+    # Claude Code runs an identical command once: the same hookgate in both places is fine
+    hookgate("install", "claude", "--project", str(project), project=project, env=env)
+    hookgate("install", "claude", "--user", project=project, env=env)
+    assert not [f for f in failures(project, env) if f[0] == "decided once"]
+    # ... another hookgate in the user's settings decides every call again
+    settings.install(settings.config_path(None), str(other))
+    ((name, message, fix),) = [f for f in failures(project, env) if f[0] == "decided once"]
+    assert message.startswith("claude: hookgate is registered 2 times in the project's and the user's configuration")
+    assert "each block counts 2 times against its limit" in message
+    assert fix == f"keep one: hookgate uninstall claude --user (or --project {project})"
+    hookgate("uninstall", "claude", "--user", project=project, env=env)
+
+    # Codex runs every handler: the same hookgate installed for the project and the user runs twice
+    hookgate("install", "codex", "--project", str(project), project=project, env=env)
+    hookgate("install", "codex", "--user", project=project, env=env)
+    ((name, message, _),) = [f for f in failures(project, env) if f[0] == "decided once"]
+    assert message.startswith("codex: hookgate is registered 2 times in the project's and the user's")
+    hookgate("uninstall", "codex", "--user", project=project, env=env)
+
+    # OpenCode loads both plugin files
+    hookgate("install", "opencode", "--project", str(project), project=project, env=env)
+    hookgate("install", "opencode", "--user", project=project, env=env)
+    ((name, message, _),) = [f for f in failures(project, env) if f[0] == "decided once"]
+    assert message.startswith("opencode: hookgate is registered 2 times in the project's and the user's")
+    hookgate("uninstall", "opencode", "--user", project=project, env=env)
+    assert ("decided once", "ok") in [(n, s) for n, s, _, _ in findings(project, env)]

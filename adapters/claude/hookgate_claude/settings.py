@@ -61,12 +61,17 @@ def uninstall(path: Path) -> bool:
 
 def installed_events(path: Path) -> set[str]:
     """The events whose hookgate registration is present (for doctor)."""
+    return {event for event, _ in installed_commands(path)}
+
+
+def installed_commands(path: Path) -> list[tuple[str, str]]:
+    """(event, command) of every hookgate handler in the file (for doctor)."""
     hooks = hooksjson.read(path).get("hooks", {}) if path.exists() else {}
-    return {
-        event for event, groups in hooks.items()
-        for group in groups if isinstance(group, dict)
-        for handler in group.get("hooks", []) if _is_ours(handler)
-    }
+    return [
+        (event, str(handler.get("command"))) for event, groups in hooks.items()
+        for group in (groups if isinstance(groups, list) else []) if isinstance(group, dict)
+        for handler in (group.get("hooks") if isinstance(group.get("hooks"), list) else []) if _is_ours(handler)
+    ]
 
 
 def stale_events(path: Path) -> list[str]:

@@ -107,8 +107,14 @@ def _save(path: Path, document: dict[str, Any], configs: "_Configs") -> bool:
 
 def installed_events(path: Path) -> set[str]:
     """The events whose hookgate handler is present (for doctor)."""
+    return {event for event, _ in installed_commands(path)}
+
+
+def installed_commands(path: Path) -> list[tuple[str, str]]:
+    """(event, command) of every hookgate handler in the file (for doctor)."""
     hooks = hooksjson.read(path).get("hooks", {}) if path.exists() else {}
-    return {event for event, _, _, _, handler in trust.command_handlers(hooks) if is_ours(handler)}
+    return [(event, str(handler.get("command"))) for event, _, _, _, handler in trust.command_handlers(hooks)
+            if is_ours(handler)]
 
 
 def notes(path: Path, env: Mapping[str, str] = os.environ) -> list[str]:

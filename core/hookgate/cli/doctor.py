@@ -46,6 +46,7 @@ CHECKS: tuple[tuple[str, str], ...] = (
     ("codex trust", "hookgate_codex.checks:check_trust"),
     ("codex shell", "hookgate_codex.checks:check_login_shell"),
     ("opencode", "hookgate.installers.opencode:doctor_check"),
+    ("decided once", "hookgate.cli.doctor:check_decided_once"),
     ("hooks.json", "hookgate.commandhooks.lint:doctor_check"),
     ("python policies", "hookgate.registry.lint:doctor_check"),
 )
@@ -192,6 +193,49 @@ def check_claude(setup: Setup) -> list[Finding]:
             findings.append(Finding("ok", f"{path}: all {len(events)} events registered"))
     return findings or [Finding("info", "not installed for Claude Code",
                                 reinstall("claude", "project", setup.project))]
+
+
+def check_decided_once(setup: Setup) -> list[Finding]:
+    """hookgate registered twice for one runtime (a project and a user install, or installs from
+    two venvs) decides every call twice: each block then counts twice against its limit and every
+    record is written twice. Claude Code runs an identical command once; Codex runs each handler
+    (runtimes.md), and OpenCode loads both plugin files."""
+    from hookgate.installers import opencode
+    from hookgate_claude import settings
+    from hookgate_codex import registration
+
+    places = {
+        "claude": (settings.installed_commands, True, settings.config_path(setup.project), settings.config_path(None)),
+        "codex": (registration.installed_commands, False,
+                  registration.config_path(setup.project, setup.env), registration.config_path(None, setup.env)),
+        "opencode": (lambda path: [("plugin", str(path))] if opencode.installed(path) else [], False,
+                     opencode.config_path(setup.project), opencode.config_path(None)),
+    }
+    findings = []
+    for runtime, (commands, identical_once, project_file, user_file) in places.items():
+        found: dict[str, list[tuple[str, str]]] = {}
+        for where, path in (("project", project_file), ("user", user_file)):
+            if where == "user" and path.resolve() == project_file.resolve():
+                continue  # a project at $HOME: one file for both
+            try:
+                for event, command in commands(path):
+                    found.setdefault(event, []).append((where, command))
+            except ValueError:  # an unreadable file: the runtime's own check names it
+                continue
+        runs = {event: len({c for _, c in entries}) if identical_once else len(entries) for event, entries in found.items()}
+        twice = sorted(event for event, count in runs.items() if count > 1)
+        if not twice:
+            continue
+        times = max(runs.values())
+        wheres = sorted({where for event in twice for where, _ in found[event]})
+        what = "" if len(twice) == len(found) else f" for {', '.join(twice)}"
+        where_text = "in the project's and the user's configuration" if len(wheres) > 1 else f"in the {wheres[0]}'s configuration"
+        fix = (f"keep one: hookgate uninstall {runtime} --user (or --project {shlex.quote(str(setup.project))})"
+               if len(wheres) > 1 else reinstall(runtime, wheres[0], setup.project))
+        findings.append(Finding("fail", f"{runtime}: hookgate is registered {times} times{what} {where_text}: every "
+                                        f"call is decided {times} times, so each block counts {times} times against "
+                                        f"its limit and every record is written {times} times", fix))
+    return findings or [Finding("ok", "each runtime runs hookgate at most once per event")]
 
 
 def _claude_missing_commands(path: Path) -> str | None:
