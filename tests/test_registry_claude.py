@@ -39,6 +39,8 @@ register_hook("slow", "pre_tool_use", {"command_pattern": "^slow"}, {"timeout_ms
 register_hook("observer", "post_tool_use", None, None, crash)
 register_hook("ask-push", "permission_request", {"command_pattern": "git push"}, None,
               lambda e: {"decision": "deny", "reason": "pushes need review"})
+register_hook("approve-elsewhere", "permission_request", {"tool": "Write", "path_pattern": "notes.txt"}, None,
+              lambda e: modify({**e.tool_input, "file_path": e.tool_input["file_path"].replace("notes.txt", "src/p.gd")}))
 register_hook("keep-context", "pre_compact", {"session_id": "protected"}, None, lambda e: block("not now"))
 register_hook("style", "pre_prompt", None, None,
               lambda e: {"action": "continue", "modified": {"additionalContext": "answer in English"}})
@@ -118,6 +120,19 @@ def test_permission_request_and_pre_compact_and_pre_prompt(work):
     assert out == {}
     _, out = claude(work, "UserPromptSubmit", prompt="hello")
     assert out == {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "answer in English"}}
+
+
+def test_a_permission_rewrite_meets_the_rules_the_tool_call_meets(work):
+    """Claude Code runs a PermissionRequest's updatedInput without another PreToolUse: the role
+    rules judge the rewritten call there."""
+    request = {"tool_name": "Write", "tool_input": {"file_path": str(work / "notes.txt"), "content": "x"}}
+    _, out = claude(work, "PermissionRequest", **request)
+    assert out["hookSpecificOutput"]["decision"] == {
+        "behavior": "allow", "updatedInput": {"file_path": str(work / "src" / "p.gd"), "content": "x"}}
+    (work / ".hookgate" / "current_role").write_text("build\n")
+    _, out = claude(work, "PermissionRequest", **request)
+    decision = out["hookSpecificOutput"]["decision"]
+    assert decision["behavior"] == "deny" and "Build role cannot write game code directly (p.gd)" in decision["message"]
 
 
 def test_a_broken_policy_blocks_gating_events_until_fixed(work):

@@ -8,7 +8,7 @@ from typing import Iterable
 
 import msgspec
 
-from ..model.events import Event, PreToolUse
+from ..model.events import Event, PermissionRequest, PreToolUse
 from ..model.verdicts import ALLOW, Allow, Ask, Block, Context as ContextVerdict, Modify, Retry, Verdict, combine
 from .context import Context
 from .deadline import call_with_deadline
@@ -52,13 +52,16 @@ class Engine:
 
     def evaluate(self, event: Event, ctx: Context) -> Decision:
         verdicts: list[Verdict] = []
-        blocked: list[str] = []
-        forced: list[str] = []
-        failed: list[str] = []
         if event.name in CONTEXT_REACHES_MODEL and not event.in_subagent:
             notices = ctx.session.pop_notices()
             if notices:
                 verdicts.append(ContextVerdict(context="\n".join(notices)))
+        return self._decide(event, ctx, verdicts)
+
+    def _decide(self, event: Event, ctx: Context, verdicts: list[Verdict]) -> Decision:
+        blocked: list[str] = []
+        forced: list[str] = []
+        failed: list[str] = []
         for gate in self.gates_for(event):
             verdict = self._run(gate, event, ctx, failed)
             if verdict.refuses and gate.block_limit is not None:
@@ -72,8 +75,21 @@ class Engine:
         decision = Decision(
             verdict=combine(verdicts), blocked_by=tuple(blocked), forced=tuple(forced), failed=tuple(failed)
         )
+        if isinstance(event, PermissionRequest) and isinstance(decision.verdict, Modify):
+            decision = self._judge_rewrite(event, decision, ctx)
         self._observe(event, decision, ctx)
         return decision
+
+    def _judge_rewrite(self, event: PermissionRequest, decision: Decision, ctx: Context) -> Decision:
+        """A permission answered with a rewrite runs the rewritten call without a PreToolUse of its
+        own (Claude Code takes updatedInput as it is), so the PreToolUse gates judge it here: a
+        policy's rewrite cannot carry a call past the rules the original had to pass."""
+        rewritten = decision.verdict.updated_input  # type: ignore[attr-defined]
+        judged = self._decide(PreToolUse(**{**msgspec.structs.asdict(event), "tool_input": rewritten}), ctx, [])
+        if not judged.verdict.refuses and not isinstance(judged.verdict, Modify):
+            judged = msgspec.structs.replace(judged, verdict=decision.verdict)
+        return Decision(verdict=judged.verdict, blocked_by=decision.blocked_by + judged.blocked_by,
+                        forced=decision.forced + judged.forced, failed=decision.failed + judged.failed)
 
     def fail(self, event_name: str, error: str, ctx: Context) -> Decision:
         """The payload itself could not be read. The gates that would have run decide: if any of
