@@ -339,8 +339,7 @@ LEAD_SESSION = Session(
             files={".hookgate/stage.jsonl": BUILD_DONE}, proves=("stage_reminder",))),
         Stop(message="Build recorded.", expect=Expect(
             ran=("command:Stop", "python:post_response"), proves=("command_hooks.stop", "python_hooks.post_response"))),
-        End(expect=Expect(ran=("python:session_end",), proves=("python_hooks.session_end",)),
-            on={"opencode": Expect(not_ran=("python:session_end",), proves=("python_hooks.session_end",))}),
+        End(expect=Expect(ran=("python:session_end",), proves=("python_hooks.session_end",))),
     ),
 )
 

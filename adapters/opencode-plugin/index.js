@@ -17,6 +17,9 @@
 //   experimental.session.compacting PreCompact       context added to the compaction prompt
 //   event session.compacted        PostCompact       recorded and run, nothing to carry out
 //   event permission.asked         PermissionRequest refusal: answered "reject" through the client
+//   dispose / event session.deleted SessionEnd       every main session still open, when OpenCode
+//                                                     tears the plugin down (the end of `opencode run`,
+//                                                     the TUI's exit), or one that is deleted
 //
 // When the core is down or too slow, each gate's fail mode decides (lib/failmode.js); no hook
 // waits past its deadline.
@@ -130,6 +133,15 @@ export const HookgatePlugin = async (input, options = {}) => {
     if (answer?.error) log("warn", `could not answer permission ${asked.id}: ${JSON.stringify(answer.error)}`)
   }
 
+  /** A main session hookgate saw start ends, once: its start is decided first. */
+  async function endSession(sessionID) {
+    const started = starts.get(sessionID)
+    if (!started || sessions.isChild(sessionID)) return
+    starts.delete(sessionID)
+    await started.catch(() => null)
+    await decide(t.sessionEnd(await who(sessionID), directory, "other"))
+  }
+
   function guard(what, promise) {
     promise.catch((error) => log("error", `${what} failed: ${error?.message ?? error}`))
     return promise
@@ -213,6 +225,7 @@ export const HookgatePlugin = async (input, options = {}) => {
       } else if (event?.type === "session.compacted" && props.sessionID) {
         guard("post compact", who(props.sessionID).then((resolved) => decide(t.postCompact(resolved, directory))))
       } else if (event?.type === "session.deleted" && props.info?.id) {
+        guard("session end", endSession(props.info.id))
         for (const map of [turns, starts, startContext, childStops]) map.delete(props.info.id)
       } else if (event?.type === "permission.asked") {
         guard("permission request", onPermission(props))
@@ -220,6 +233,7 @@ export const HookgatePlugin = async (input, options = {}) => {
     },
 
     dispose: async () => {
+      await Promise.allSettled([...starts.keys()].map((id) => guard("session end", endSession(id))))
       await core.dispose()
     },
   }

@@ -320,7 +320,7 @@ def play(session: Session, root: Path) -> RealPlay:
         if session.asks:
             threading.Thread(target=approve_what_the_plugin_lets_through, args=(server, stop_approving),
                              daemon=True).start()
-        turn = [i for i, m in enumerate(session.moves) if not isinstance(m, Compact)]
+        turn = [i for i, m in enumerate(session.moves) if not isinstance(m, (Compact, End))]
         lead = load(model, session, scripts(session, runtime, [session.moves[i] for i in turn], call))
         prompt = next((m.text for m in session.moves if isinstance(m, Prompt)), "go")
         ses = server.api("POST", "/session", {})["id"]
@@ -333,6 +333,11 @@ def play(session: Session, root: Path) -> RealPlay:
                     done = post(server, f"/session/{ses}/summarize", {"providerID": "fake", "modelID": "fake-model"})
                     quiet(work)  # session.compacted is an event: OpenCode answers before the plugin is done
                 played.ran([index], done, compactions=summaries(model) - before)
+        for index, move in enumerate(session.moves):
+            if isinstance(move, End):  # as `opencode run` ends: the instance goes, its plugins are disposed
+                done = post(server, "/instance/dispose", {})
+                quiet(work)
+                played.ran([index], done)
     finally:
         stop_approving.set()
         model.stop()

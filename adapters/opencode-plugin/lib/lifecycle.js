@@ -13,4 +13,5 @@ export const LIFECYCLE = {
   Stop: { hook: "experimental.text.complete / event session.idle (root session)", failClosed: false, matchField: null },
   PreCompact: { hook: "experimental.session.compacting", failClosed: false, matchField: "trigger" },
   PostCompact: { hook: "event session.compacted", failClosed: false, matchField: "trigger" },
+  SessionEnd: { hook: "dispose / event session.deleted (root session)", failClosed: false, matchField: "reason" },
 }

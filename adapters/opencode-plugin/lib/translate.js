@@ -77,6 +77,8 @@ export const postToolUse = (input, output, who, cwd) => ({
 
 export const sessionStart = (who, cwd) => ({ ...base("SessionStart", who, cwd), source: "startup" })
 
+export const sessionEnd = (who, cwd, reason) => ({ ...base("SessionEnd", who, cwd), reason })
+
 export const subagentStart = (who, cwd) => ({ ...base("SubagentStart", who, cwd) })
 
 export const userPromptSubmit = (parts, who, cwd) => ({ ...base("UserPromptSubmit", who, cwd), prompt: promptText(parts) })
