@@ -66,8 +66,11 @@ def test_a_hostile_frame_never_breaks_the_loop(core: Core, frame: bytes) -> None
     before = len(core.raw_lines)
     core.send_raw(frame + b"\n")
     # the loop goes on: a well-formed request right after gets its own, correct answer
+    # an id no hostile frame can carry (theirs are numbers or at most 10 characters), so the probe's
+    # answer is never confused with the error a hostile frame got under the same id
     probe = core.send("evaluate", {"event": {"hook_event_name": "PreToolUse", "session_id": "probe", "tool_name": "Write",
-                                             "tool_input": {"file_path": "src/player.gd", "content": ""}}})
+                                             "tool_input": {"file_path": "src/player.gd", "content": ""}}},
+                      request_id=f"probe-after-frame-{before}")
     answer = core.answer(probe)
     assert answer["result"]["kind"] == "block"  # the role rules still hold
     for line in core.raw_lines[before:]:  # nothing but frames on stdout
