@@ -187,9 +187,13 @@ class Core:
         listener.close()
         # at once: the caller learns a live core took its call while it is still sending it
         conn.sendall(client.ACK)
+        note = None
         try:
             note = self.answer(conn)
         finally:
+            # the caller reads to the end of the stream: close it now, not when the exit of this
+            # fork has torn its copy of the core down (a millisecond or two, on every call)
+            conn.close()
             os.write(answered, note or b"!")
 
     def answer(self, conn: socket.socket) -> bytes | None:
