@@ -363,6 +363,17 @@ def test_an_idle_core_leaves_with_its_forks_and_its_socket(warm: Warm, tmp_path:
     assert warm.hook("claude", payload(root), root, warm.cold())[0] == BLOCKED
 
 
+def test_a_core_leaves_when_its_project_is_gone(warm: Warm, tmp_path: Path) -> None:
+    root = build_project(tmp_path / "project")
+    assert warm.warm("start", root).returncode == 0
+    [path] = warm.sockets()
+    pid = int(path.with_suffix(".lock").read_text())
+    assert warm.hook("claude", payload(root), root, warm.env())[0] == BLOCKED
+    forks = children(pid)
+    shutil.rmtree(root)  # a temporary project, removed: nobody will call this core again
+    assert wait_for(lambda: not path.exists() and not alive(pid) and not any(map(alive, forks)), 15)
+
+
 def test_stop_and_status(warm: Warm, tmp_path: Path) -> None:
     root = build_project(tmp_path)
     assert warm.warm("status", root).returncode == 3

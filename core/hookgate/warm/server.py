@@ -18,7 +18,8 @@ the core through a pipe once it has answered, to be replaced at once.
 
 The core holds `<socket>.lock` for its whole life, so exactly one core serves a socket and a
 socket file without a lock holder is stale. It leaves when idle, when its socket file is removed
-or replaced, when hookgate's own code changes under it, or on SIGTERM; waiting forks notice
+or replaced, when its project folder is gone (a demo's or a test's temporary project), when
+hookgate's own code changes under it, or on SIGTERM; waiting forks notice
 within a TICK that it is gone and leave too, and a call one of them already took is answered.
 """
 
@@ -103,7 +104,7 @@ class Core:
                     self.last_call = now
                 if now - checked >= TICK:
                     checked = now
-                    if not self.still_ours() or code_changed_since(self.started_ns):
+                    if not self.still_ours() or not os.path.isdir(self.project) or code_changed_since(self.started_ns):
                         break
                     refresh_config(self.project)
                     tidy_scratch(scratch)
