@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from support import HOOKGATE
 
 # Gates the tests add to the policy (as a gate source, the way every source plugs in): one that
@@ -164,6 +166,14 @@ class Core:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
         return self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A project in the build role, for a core to judge."""
+    (tmp_path / ".hookgate").mkdir()
+    (tmp_path / ".hookgate" / "current_role").write_text("build\n")
+    return tmp_path
 
 
 def pre_write(root: Path, name: str, session: str = "s1", **extra: Any) -> dict[str, Any]:

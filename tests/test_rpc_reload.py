@@ -10,17 +10,10 @@ import pytest
 from hookgate.hookcall import load_policy
 from hookgate.rpc.reload import PolicyHolder, WatchSet
 from hookgate.store.project import Project
-from rpc_support import Core, pre_write
+from rpc_support import Core, pre_write, root  # noqa: F401 (a fixture)
 
 DISABLE_WRITE_RULES = "[gates.check_file_permissions]\nenabled = false\n"
 TYPO = "[gates.check_file_permissions]\nfail_mod = \"closed\"\n"
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    (tmp_path / ".hookgate").mkdir()
-    (tmp_path / ".hookgate" / "current_role").write_text("build\n")
-    return tmp_path
 
 
 @pytest.fixture

@@ -10,14 +10,7 @@ from pathlib import Path
 import pytest
 
 from hookgate.rpc import protocol
-from rpc_support import Core, pre_bash, pre_write
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    (tmp_path / ".hookgate").mkdir()
-    (tmp_path / ".hookgate" / "current_role").write_text("build\n")
-    return tmp_path
+from rpc_support import Core, pre_bash, pre_write, root  # noqa: F401 (a fixture)
 
 
 @pytest.fixture

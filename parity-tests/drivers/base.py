@@ -168,6 +168,16 @@ class StdinHost(PayloadHost):
     """A runtime whose hooks are commands: each hook call is `hookgate hook <runtime>` in a real
     process, the payload on its stdin."""
 
+    def payload(self, event: str, agent: Agent | None = None, **fields: Any) -> dict[str, Any]:
+        """The runtime's payload of one `event` hook, in its captured shape, with these fields."""
+        raise NotImplementedError
+
+    def start(self, move: Start) -> Verdict:
+        return self.hook(self.payload("SessionStart", source="startup"))
+
+    def prompt(self, move: Prompt) -> Verdict:
+        return self.hook(self.payload("UserPromptSubmit", prompt=move.text))
+
     def hook(self, payload: dict[str, Any]) -> Verdict:
         """One hook call, as the runtime makes it: a process in the project, the payload on stdin."""
         env = {k: v for k, v in os.environ.items() if k not in ("HOOKGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR")}

@@ -21,7 +21,7 @@ from typing import Any
 from harness.fakemodel import Call, Step
 from harness.runtimes import Run, base_env, binary, copy_agents, hookgate, new_project
 
-from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Start, Stop, Tool
+from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Stop, Tool
 
 from .base import Agent, StdinHost, Verdict, held, prepare
 from .real import RealPlay, ScenarioModel, interrupted, load, marker, scripts
@@ -43,12 +43,6 @@ class Payloads(StdinHost):
         if agent is not None:
             payload.update(agent_id=agent.id, agent_type=agent.dispatch.role)
         return payload
-
-    def start(self, move: Start) -> Verdict:
-        return self.hook(self.payload("SessionStart", source="startup"))
-
-    def prompt(self, move: Prompt) -> Verdict:
-        return self.hook(self.payload("UserPromptSubmit", prompt=move.text))
 
     def tool(self, move: Tool) -> Verdict:
         return self.call(move.tool, tool_input(self.work, move.tool, move.input), self.agents.get(move.by), move.asks)

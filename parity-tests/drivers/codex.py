@@ -27,7 +27,7 @@ from harness.fakemodel import Call, Step
 from harness.runtimes import Run, binary, new_project
 from hookgate_codex.patch import file_operations
 
-from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Start, Stop, Tool
+from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Stop, Tool
 
 from .base import Agent, StdinHost, Verdict, held, prepare
 from .real import RealPlay, ScenarioModel, interrupted, load, marker, scripts
@@ -71,12 +71,6 @@ class Payloads(StdinHost):
             payload.update(agent_id=agent.id, agent_type="default")
         payload.update(fields)
         return payload
-
-    def start(self, move: Start) -> Verdict:
-        return self.hook(self.payload("SessionStart", source="startup"))
-
-    def prompt(self, move: Prompt) -> Verdict:
-        return self.hook(self.payload("UserPromptSubmit", prompt=move.text))
 
     def tool(self, move: Tool) -> Verdict:
         name, given = codex_call(move.tool, move.input)
