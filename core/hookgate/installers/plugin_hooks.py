@@ -27,17 +27,27 @@ def missing_message(event: str, gating: bool) -> str:
     return f"hookgate is not installed or not on PATH: {consequence}; {INSTALL_HINT}"
 
 
-def command(runtime: str, event: str, *, gating: bool, start_answer: str | None = None) -> str:
+def command(runtime: str, event: str, *, gating: bool, start_answer: str | None = None,
+            refuse_crashes: bool = False) -> str:
     """`sh -c '<check>; exec hookgate hook RUNTIME --event EVENT'`. `start_answer` is what the
-    runtime should read on stdout at SessionStart when hookgate is missing (its JSON)."""
+    runtime should read on stdout at SessionStart when hookgate is missing (its JSON).
+    `refuse_crashes`: on a gating event, turn any exit but 0 and 2 of hookgate itself into a
+    refusal too, for a runtime that has no fail-closed switch of its own (Codex)."""
     if gating:
         missing = f"echo {_double_quoted(missing_message(event, True))} >&2; exit 2"
     elif start_answer is not None:
         missing = f"echo {_double_quoted(start_answer)}; exit 0"
     else:
         missing = "exit 0"
-    script = (f"command -v {PROGRAM} >/dev/null 2>&1 || {{ {missing}; }}; "
-              f"exec {PROGRAM} hook {runtime} --event {event}")
+    run = f"{PROGRAM} hook {runtime} --event {event}"
+    if gating and refuse_crashes:
+        # "$s" is left for sh to expand: the exit status hookgate ended with
+        crashed = _double_quoted(f"hookgate could not run (exit STATUS): {event} is refused until it is "
+                                 "repaired; run: hookgate doctor").replace("STATUS", "$s")
+        run = f"{run}; s=$?; case $s in 0|2) exit $s;; esac; echo {crashed} >&2; exit 2"
+    else:
+        run = f"exec {run}"
+    script = f"command -v {PROGRAM} >/dev/null 2>&1 || {{ {missing}; }}; {run}"
     return f"sh -c {shlex.quote(script)}"
 
 
