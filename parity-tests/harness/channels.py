@@ -3,6 +3,7 @@ Code, Codex) or the npm package by name (OpenCode), with hookgate found on PATH,
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -32,3 +33,33 @@ def path_without_hookgate() -> str:
 def use_path(monkeypatch: pytest.MonkeyPatch, path: str) -> None:
     """The PATH every runtime the test starts (and every hook it runs) sees."""
     monkeypatch.setenv("PATH", path)
+
+
+# The runtime binaries themselves: no plugin needs them, and they are the costliest to lose.
+_NOT_FOR_PLUGINS = ("@anthropic-ai", "@openai", "opencode-ai", "opencode-linux-x64", "opencode-linux-x64-baseline")
+
+
+def preinstall_opencode(config_dir: Path) -> None:
+    """The pinned `@opencode-ai/plugin` (and what it needs) in an OpenCode config dir, as
+    harness.opencode.preinstall gives it, but linked package by package: a scope folder is a real
+    folder of links, so an npm or OpenCode install that later runs there replaces or prunes the
+    links, never the shared packages behind them."""
+    from .opencode import PLUGIN_PACKAGE, plugin_version
+    from .runtimes import RUNTIMES_DIR
+
+    modules = config_dir / "node_modules"
+    modules.mkdir(parents=True, exist_ok=True)
+    for entry in sorted((RUNTIMES_DIR / "node_modules").iterdir()):
+        if entry.name.startswith(".") or entry.name in _NOT_FOR_PLUGINS:
+            continue
+        packages = sorted(p for p in entry.iterdir() if not p.name.startswith(".")) if entry.name.startswith("@") \
+            else [entry]
+        for package in packages:
+            link = modules / package.relative_to(RUNTIMES_DIR / "node_modules")
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if not link.exists():
+                link.symlink_to(package, target_is_directory=True)
+    dependencies = {PLUGIN_PACKAGE: plugin_version()}
+    (config_dir / "package.json").write_text(json.dumps({"dependencies": dependencies}))
+    (config_dir / "package-lock.json").write_text(json.dumps(
+        {"lockfileVersion": 3, "requires": True, "packages": {"": {"dependencies": dependencies}}}))
