@@ -46,7 +46,7 @@ def install(path: Path, command: str) -> bool:
     hooksjson.remove_handlers(hooks, _is_ours)
     for event, groups in registrations(command).items():
         hooks.setdefault(event, []).extend(groups)
-    return hooksjson.write(path, settings)
+    return hooksjson.write(path, settings, _is_ours)
 
 
 def uninstall(path: Path) -> bool:
@@ -56,7 +56,7 @@ def uninstall(path: Path) -> bool:
     hooks = settings.get("hooks", {})
     if hooksjson.remove_handlers(hooks, _is_ours) and not hooks:
         del settings["hooks"]  # it held only hookgate's
-    return hooksjson.write(path, settings)
+    return hooksjson.write(path, settings, _is_ours)
 
 
 def installed_events(path: Path) -> set[str]:

@@ -101,7 +101,7 @@ def uninstall(path: Path, env: Mapping[str, str] = os.environ) -> bool:
 
 def _save(path: Path, document: dict[str, Any], configs: "_Configs") -> bool:
     configs.feature.text(), configs.user.text()  # refuse before writing anything
-    changed = hooksjson.write(path, document)
+    changed = hooksjson.write(path, document, is_ours)
     return configs.save() or changed
 
 
