@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from godotmaker_support import godotmaker_project, skill_completes, skill_sets_role
+from harness.godotmaker import godotmaker_project, skill_completes, skill_sets_role
 from hookgate.hookcall import handle
 from hookgate.store.layout import GODOTMAKER, HOOKGATE, choose
 from hookgate_claude import dialect
