@@ -239,3 +239,21 @@ def test_undo_keeps_a_later_edit_unless_forced(tmp_path: Path, game: Path) -> No
     assert '"model": "opus"' in settings.read_text()
     assert migrate(game, home, "--undo", "--force").returncode == 0
     assert '"model"' not in settings.read_text()
+
+
+def test_the_commands_a_person_runs_use_godotmakers_files(game: Path) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(HOOKGATE_BIN), *args], capture_output=True, text=True, cwd=game / "src",
+                              env={**os.environ, "HOOKGATE_WARM": "off"}, timeout=60)
+
+    assert run("role", "set", "gdd").returncode == 0
+    assert (game / ".godotmaker" / "current_role").read_text() == "gdd\n"
+    done = run("stage", "complete", "gdd")
+    assert done.returncode == 0, done.stderr
+    assert "in .godotmaker/stage.jsonl" in done.stdout
+    assert json.loads((game / ".godotmaker" / "stage.jsonl").read_text())["role"] == "gdd"
+    Session(game).call({"hook_event_name": "SessionStart", "source": "startup"})
+    report = run("metrics", "report")
+    assert report.returncode == 0, report.stderr
+    assert Path(report.stdout.strip()).parent == game / ".godotmaker" / "reports"
+    assert not (game / ".hookgate").exists()
