@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from hookgate.config.load import project_at
 from hookgate.store.project import ROLE_NAME, Project
 
 # a role the config does not know falls under its '*' rules: a typo would silently change what is
@@ -24,7 +25,7 @@ def main(args: list[str]) -> int:
     sub.add_parser("clear", help="no pipeline role active: writes are only recorded")
     sub.add_parser("show", help="print the active role, or nothing")
     ns = parser.parse_args(args[1:])
-    project = Project(ns.project.resolve()) if ns.project else Project.find(None)
+    project = project_at(ns.project)
     if ns.action == "set":
         return _set(parser, project, ns.role, ns.force)
     if ns.action == "clear":
@@ -57,6 +58,6 @@ def _known_roles(project: Project) -> tuple[set[str], str | None]:
     from hookgate.errors import ConfigError
 
     try:
-        return set(load_config(project.config_path).pipeline.roles) - {"*"}, None
+        return set(load_config(project.config_path, project.layout.dir).pipeline.roles) - {"*"}, None
     except ConfigError as exc:
         return set(), f"the config could not be read, so the role cannot be checked against it ({exc})"
