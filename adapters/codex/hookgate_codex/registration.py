@@ -121,11 +121,11 @@ def _keys(path: Path, hooks: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 def _save(path: Path, document: dict[str, Any], configs: "_Configs",
-          edited: Callable[[Any], bool] = is_ours) -> bool:
+          edited: Callable[[Any], bool] | None = None) -> bool:
     """`edited`: the handlers the document added or took out (hookgate's own, or on migrate
     another guard's), the only text of hooks.json that changes."""
     configs.feature.text(), configs.user.text()  # refuse before writing anything
-    changed = hooksjson.write(path, document, edited)
+    changed = hooksjson.write(path, document, edited or is_ours)
     return configs.save() or changed
 
 
