@@ -166,3 +166,53 @@ def test_install_codex_plugin_from_the_command_line(tmp_path):
     assert done.returncode == 0 and not (tmp_path / "codex" / "config.toml").exists()
     refused = subprocess.run([HOOKGATE, "install", "claude", "--plugin"], env=env, capture_output=True, text=True, cwd=tmp_path)
     assert refused.returncode == 2 and "needs nothing from hookgate install" in refused.stderr
+
+
+# -- doctor --------------------------------------------------------------------------------------
+
+def doctor(project: Path, env: dict[str, str], name: str) -> list:
+    from hookgate.cli.doctor import Setup, run
+
+    target = {"claude plugin": "hookgate_claude.plugin:doctor_check",
+              "codex plugin": "hookgate_codex.plugin_trust:doctor_check"}[name]
+    return [finding for _, finding in run(Setup(project=project, env=env), [(name, target)])]
+
+
+def test_doctor_on_the_claude_plugin(tmp_path, monkeypatch):
+    home = tmp_path / "claude-home"
+    home.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    project = tmp_path / "app"
+    project.mkdir()
+    bin_dir = tmp_path / "bin"
+    fake_hookgate(bin_dir)
+    with_path = {"PATH": f"{bin_dir}{os.pathsep}{system_path()}"}
+    assert [f.status for f in doctor(project, with_path, "claude plugin")] == ["info"]
+    (home / "settings.json").write_text(json.dumps({"enabledPlugins": {"hookgate@hookgate": True}}))
+    (ok,) = doctor(project, with_path, "claude plugin")
+    assert ok.status == "ok" and str(bin_dir / "hookgate") in ok.message
+    (missing,) = doctor(project, {"PATH": system_path()}, "claude plugin")
+    assert missing.status == "fail" and "no hookgate on PATH" in missing.message
+    claude_settings.install(claude_settings.config_path(project), "hookgate")
+    twice = doctor(project, with_path, "claude plugin")[-1]
+    assert twice.status == "fail" and "decided twice" in twice.message and "claude plugin uninstall" in twice.fix
+    # a project's settings.local.json that turns it off wins
+    (project / ".claude" / "settings.local.json").write_text(json.dumps({"enabledPlugins": {"hookgate@hookgate": False}}))
+    assert [f.status for f in doctor(project, with_path, "claude plugin")] == ["info"]
+
+
+def test_doctor_on_the_codex_plugin_and_its_review(tmp_path):
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    config = codex_home / "config.toml"
+    config.write_text('[plugins."hookgate@hookgate"]\nenabled = true\n')
+    bin_dir = tmp_path / "bin"
+    fake_hookgate(bin_dir)
+    env = {"PATH": f"{bin_dir}{os.pathsep}{system_path()}", "CODEX_HOME": str(codex_home)}
+    unreviewed, ok = doctor(tmp_path, env, "codex plugin")
+    assert unreviewed.status == "fail" and "not reviewed" in unreviewed.message
+    assert unreviewed.fix.startswith("hookgate install codex --plugin") and ok.status == "ok"
+    plugin_trust.install(config, "hookgate")
+    assert [f.status for f in doctor(tmp_path, env, "codex plugin")] == ["ok"]
+    config.write_text(config.read_text().replace("sha256:", "sha256:0", 1))  # a stale review of one hook
+    assert doctor(tmp_path, env, "codex plugin")[0].status == "fail"

@@ -77,3 +77,32 @@ def write(root: Path) -> None:
 
 if __name__ == "__main__":
     write(Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd())
+
+
+def doctor_check(setup: Any) -> list[Any]:
+    """`hookgate doctor`: the plugin, when a settings file enables it."""
+    from hookgate.cli.doctor import Finding
+    from hookgate.installers import plugin_doctor
+
+    plugin_id = f"{NAME}@{MARKETPLACE}"
+    project = Path(setup.project) / ".claude"
+    files = [settings.config_path(None), project / "settings.json", project / "settings.local.json"]
+    enabled = None
+    for path in files:  # later files win, as in Claude Code
+        try:
+            value = json.loads(path.read_text()).get("enabledPlugins", {}).get(plugin_id) if path.is_file() else None
+        except (ValueError, AttributeError):
+            continue
+        enabled = value if isinstance(value, bool) else enabled
+    if not enabled:
+        return [Finding("info", f"claude: the {plugin_id} plugin is not enabled")]
+    installs = [str(path) for path in (settings.config_path(Path(setup.project)), settings.config_path(None))
+                if _installed(path)]
+    return plugin_doctor.findings(setup, "claude", plugin_id, installs, f"claude plugin uninstall {plugin_id}")
+
+
+def _installed(path: Path) -> bool:
+    try:
+        return bool(settings.installed_commands(path))
+    except ValueError:
+        return False

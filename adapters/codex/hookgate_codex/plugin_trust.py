@@ -17,8 +17,9 @@ cache: a plugin of another version, or an edited one, stays unreviewed. Every li
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from . import plugin, trust
 from .tomlfile import TomlFile
@@ -66,3 +67,37 @@ def notes(path: Path) -> list[str]:
 
 def _ours(key: tuple[str, ...]) -> bool:
     return len(key) == 3 and key[:2] == ("hooks", "state") and key[2].startswith(f"{PLUGIN_ID}:")
+
+
+def doctor_check(setup: Any) -> list[Any]:
+    """`hookgate doctor`: the plugin, when the user config enables it, and its review."""
+    from hookgate.cli.doctor import Finding
+    from hookgate.installers import plugin_doctor
+
+    from . import registration
+
+    path = trust.user_config(setup.env)
+    try:
+        config = tomllib.loads(path.read_text()) if path.exists() else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return []  # check_feature reports the file
+    entry = (config.get("plugins") or {}).get(PLUGIN_ID)
+    if not (isinstance(entry, dict) and entry.get("enabled", True)):
+        return [Finding("info", f"codex: the {PLUGIN_ID} plugin is not installed")]
+    state = (config.get("hooks") or {}).get("state") or {}
+    unreviewed = sorted(key.split(":")[2] for key, digest in trusted_hashes().items()
+                        if not isinstance(state.get(key), dict) or state[key].get("trusted_hash") != digest)
+    found = []
+    if unreviewed:
+        found.append(Finding("fail", f"codex: {len(unreviewed)} hooks of the {PLUGIN_ID} plugin are not reviewed "
+                                     f"({', '.join(unreviewed)}): Codex skips them without a word",
+                             "hookgate install codex --plugin (or review them with /hooks in codex)"))
+    installs = []
+    for where in (Path(setup.project), None):
+        hooks = registration.config_path(where, setup.env)
+        try:
+            if registration.installed_events(hooks):
+                installs.append(str(hooks))
+        except ValueError:
+            continue
+    return found + plugin_doctor.findings(setup, "codex", PLUGIN_ID, installs, f"codex plugin remove {PLUGIN_ID}")
