@@ -100,7 +100,7 @@ def test_without_hookgate_the_gating_events_are_refused_and_the_start_says_so(ru
     if event in GATING:
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr == plugin_hooks.missing_message(event, True) + "\n"
-        assert "not installed or not on PATH" in done.stderr and "pip install hookgate" in done.stderr
+        assert "not installed or not on PATH" in done.stderr and "pip install . in a hookgate checkout" in done.stderr
     elif event == "SessionStart":
         answer = json.loads(done.stdout)
         message = plugin_hooks.missing_message(event, False)

@@ -20,7 +20,7 @@ def findings(setup: Any, runtime: str, plugin_id: str, installed_by_hookgate: It
     if on_path is None:
         found.append(Finding("fail", f"{runtime}: the {plugin_id} plugin is enabled but there is no hookgate on PATH: "
                                      "its gating events are refused until there is one",
-                             "pip install hookgate where this PATH finds it"))
+                             "install hookgate (pip install . in a hookgate checkout) where this PATH finds it"))
     else:
         found.append(Finding("ok", f"{runtime}: the {plugin_id} plugin runs {on_path}"))
     places = sorted(set(installed_by_hookgate))

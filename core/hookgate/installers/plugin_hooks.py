@@ -19,7 +19,8 @@ from __future__ import annotations
 import shlex
 
 PROGRAM = "hookgate"
-INSTALL_HINT = "install it (pip install hookgate) on the PATH this runtime runs hooks with, then start a new session"
+INSTALL_HINT = ("install it (pip install . in a hookgate checkout) on the PATH this runtime runs hooks with, "
+                "then start a new session")
 
 
 def missing_message(event: str, gating: bool) -> str:
