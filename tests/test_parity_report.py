@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.parity.capabilities import CAPABILITIES, runtimes
+from hookgate.parity.capabilities import CAPABILITIES, runtimes, table
 from hookgate.parity.matrix import cell, compute
 from hookgate.parity.render import markdown, page
 from hookgate.parity.rows import Need, Row, all_rows, parse_need
@@ -38,7 +38,7 @@ def test_every_declared_need_is_in_the_vocabulary():
 
 
 def test_a_cell_is_as_weak_as_its_weakest_need():
-    claude, codex, opencode = runtimes()
+    claude, codex, opencode = table("claude"), table("codex"), table("opencode")
     blocker = Row(id="x", family="t", title="", events=("PreToolUse",), needs=(Need("block", "PreToolUse"),))
     asker = Row(id="y", family="t", title="", events=("PreToolUse",), needs=(Need("ask", "PreToolUse"),))
     hinted = Row(id="z", family="t", title="", events=("PreToolUse",), needs=(Need("ask", "PreToolUse", optional=True),))
@@ -68,7 +68,7 @@ def test_the_html_page_renders_in_headless_chromium(tmp_path):
              "--disable-background-networking", "--disable-component-update", "--disable-sync"]
     dom = subprocess.run([browser, *flags, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", html.as_uri()],
                          capture_output=True, text=True, timeout=120).stdout
-    cells = re.findall(r"<td class=\"(enforced|degraded|not-enforceable)\" data-row=\"([^\"]+)\" data-runtime=\"(\w+)\"", dom)
+    cells = re.findall(r"<td class=\"(enforced|degraded|not-enforceable)\" data-row=\"([^\"]+)\" data-runtime=\"([\w.-]+)\"", dom)
     assert len(cells) == len(matrix.rows) * len(matrix.runtimes)
     shot = tmp_path / "parity.png"
     subprocess.run([browser, *flags, f"--user-data-dir={tmp_path / 'profile2'}", "--window-size=1400,1000",

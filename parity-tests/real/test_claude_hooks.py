@@ -12,7 +12,8 @@ from typing import Callable
 import pytest
 
 from harness.fakemodel import Call, FakeModel, Say
-from harness.runtimes import Run, hookgate, metrics, new_project, run_claude
+from drivers.claude import run_claude
+from harness.runtimes import Run, hookgate, metrics, new_project
 
 pytestmark = pytest.mark.real
 

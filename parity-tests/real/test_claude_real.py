@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.fakemodel import Call, FakeModel, Say
-from harness.runtimes import hookgate, metrics, new_project, run_claude
+from drivers.claude import run_claude
+from harness.runtimes import hookgate, metrics, new_project
 
 pytestmark = pytest.mark.real
 
