@@ -108,14 +108,15 @@ def env(home: Path) -> dict[str, str]:
 
 
 def run_codex(work: Path, home: Path, prompt: str, *, model: str | None = None,
-              bypass_hook_trust: bool = True, timeout: float = 150) -> Run:
-    """One `codex exec` turn (stdin closed, or exec would wait to append it to the prompt)."""
+              bypass_hook_trust: bool = True, timeout: float = 150, version: str | None = None) -> Run:
+    """One `codex exec` turn (stdin closed, or exec would wait to append it to the prompt) of the
+    newest pinned binary, or of `version`."""
     args = ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"]
     if bypass_hook_trust:
         args.append("--dangerously-bypass-hook-trust")
     if model:
         args += ["-m", model]
-    return codex(*args, prompt, cwd=work, home=home, timeout=timeout)
+    return codex(*args, prompt, cwd=work, home=home, timeout=timeout, version=version)
 
 
 def hookgate(*args: str, cwd: Path, home: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -124,9 +125,9 @@ def hookgate(*args: str, cwd: Path, home: Path, check: bool = True) -> subproces
                           check=check)
 
 
-def codex(*args: str, cwd: Path, home: Path, timeout: float = 150) -> Run:
+def codex(*args: str, cwd: Path, home: Path, timeout: float = 150, version: str | None = None) -> Run:
     """Any `codex ...` command line in the test's CODEX_HOME."""
-    done = subprocess.run([binary("codex"), *args], cwd=cwd, env=env(home), stdin=subprocess.DEVNULL,
+    done = subprocess.run([binary("codex", version), *args], cwd=cwd, env=env(home), stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=timeout)
     return Run(done.returncode, done.stdout, done.stderr)
 

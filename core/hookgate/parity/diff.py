@@ -55,5 +55,5 @@ def render(old_name: str, new_name: str) -> str:
     capabilities, cells = changes(old, new), cell_changes(old, new)
     if not capabilities:
         return f"{head}\n  no capability differs\n"
-    out = [head, "capabilities:", *capabilities, "cells:", *(cells or ["  no cell changes status"])]
+    out = [head, "capabilities and limits:", *capabilities, "cells:", *(cells or ["  no cell changes status"])]
     return "\n".join(out) + "\n"

@@ -1,0 +1,71 @@
+"""What each runtime version does when hookgate itself cannot run (a crash, say): its table's
+`hookgate_cannot_run` limit says "blocks" or "lets the call through", and the pinned binary of
+that version shows which. On Claude Code hookgate registers its gating events with onFailure:
+"block", which Claude Code honours from 2.1.295 on; on Codex through an exit-2 wrapper."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from drivers import codex
+from drivers.claude import claude, collect
+from harness.fakemodel import Call, FakeModel, Say
+from harness.runtimes import new_project
+from hookgate.parity.capabilities import Runtime, proven
+from hookgate_claude.settings import registrations
+from hookgate_codex.registration import registrations as codex_registrations
+
+pytestmark = pytest.mark.real
+
+
+@pytest.mark.parametrize("table", proven("claude"), ids=lambda t: t.key)
+def test_a_hookgate_that_cannot_run_is_what_the_table_says(table: Runtime, tmp_path: Path,
+                                                           fake_model: FakeModel) -> None:
+    blocks = str(table.limits["hookgate_cannot_run"]).startswith("blocks")
+    work, home = new_project(tmp_path)
+    broken = tmp_path / "broken-hookgate"
+    broken.write_text("#!/bin/sh\ntouch \"$0.ran\"\necho 'Traceback: hookgate is broken' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    hooks = {"PreToolUse": registrations(str(broken))["PreToolUse"]}  # what install writes, onFailure included
+    assert hooks["PreToolUse"][0]["hooks"][0]["onFailure"] == "block"
+    (work / ".claude").mkdir()
+    (work / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    marker = fake_model.script("cc_broken", Call("Bash", {"command": f"echo hi > {work / 'ran.txt'}",
+                                                          "description": "write"}), Say("ok"))
+    run = collect(claude(work, home, fake_model, f"{marker} go", "--permission-mode", "bypassPermissions",
+                         version=table.version))
+    assert run.returncode == 0, run.stderr
+    (result,) = fake_model.tool_results("cc_broken")
+    assert (tmp_path / "broken-hookgate.ran").exists()  # the runtime did start the hook, and it failed
+    if blocks:
+        assert not (work / "ran.txt").exists()
+        assert 'blocking because onFailure is "block"' in result and "hookgate is broken" in result
+    else:
+        assert (work / "ran.txt").read_text() == "hi\n"  # the broken hook ran, and the tool ran anyway
+        assert "hookgate is broken" not in result
+
+
+@pytest.mark.parametrize("table", proven("codex"), ids=lambda t: t.key)
+def test_a_hookgate_that_cannot_run_on_codex_is_what_the_table_says(table: Runtime, tmp_path: Path,
+                                                                    fake_model: FakeModel) -> None:
+    blocks = str(table.limits["hookgate_cannot_run"]).startswith("blocks")
+    work, home = new_project(tmp_path)
+    codex.write_config(home, fake_model)
+    broken = tmp_path / "broken-hookgate"
+    broken.write_text("#!/bin/sh\ntouch \"$0.ran\"\necho 'Traceback: hookgate is broken' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    hooks = {"PreToolUse": codex_registrations(str(broken))["PreToolUse"]}  # what install writes
+    (home / ".codex" / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    marker = fake_model.script("cx_broken", Call("exec_command", {"cmd": f"echo hi > {work / 'ran.txt'}"}), Say("ok"))
+    run = codex.run_codex(work, home, f"{marker} go", version=table.version)
+    assert run.returncode == 0, run.stderr
+    (result,) = fake_model.tool_results("cx_broken")
+    assert (tmp_path / "broken-hookgate.ran").exists()
+    if blocks:
+        assert not (work / "ran.txt").exists()
+        assert result.startswith("Command blocked by PreToolUse hook: ") and "hookgate could not run (exit 1)" in result
+    else:
+        assert (work / "ran.txt").read_text() == "hi\n"
