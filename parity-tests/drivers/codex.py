@@ -187,9 +187,9 @@ def one_hook(event: str, command: str, matcher: str | None = "*") -> dict[str, l
     return {event: [group]}
 
 
-def output_schemas() -> dict[str, dict[str, Any]]:
-    """The hook output JSON Schemas embedded in the pinned binary (`pre-tool-use.command.output`, ...)."""
-    data = Path(native_binary()).read_bytes()
+def output_schemas(version: str | None = None) -> dict[str, dict[str, Any]]:
+    """The hook output JSON Schemas embedded in a pinned binary (`pre-tool-use.command.output`, ...)."""
+    data = Path(native_binary(version)).read_bytes()
     schemas: dict[str, dict[str, Any]] = {}
     at = data.find(b'"$schema"')
     while at >= 0:
@@ -208,12 +208,14 @@ def output_schemas() -> dict[str, dict[str, Any]]:
     return {title: s for title, s in schemas.items() if title.endswith(".command.output")}
 
 
-def native_binary() -> Path:
-    """The platform binary behind the npm launcher (its strings and schemas are the ground truth)."""
-    launcher = Path(binary("codex")).resolve()
-    found = sorted(launcher.parents[1].parent.glob("codex-linux-*/vendor/*/bin/codex"))
+def native_binary(version: str | None = None) -> Path:
+    """The platform binary behind the npm launcher (its strings and schemas are the ground truth):
+    beside the package (`@openai/codex-linux-x64`), or inside an aliased older one."""
+    package = Path(binary("codex", version)).resolve().parents[1]
+    found = sorted(package.glob("node_modules/@openai/codex-linux-*/vendor/*/bin/codex")) or sorted(
+        package.parent.glob("codex-linux-*/vendor/*/bin/codex"))
     if not found:
-        pytest.fail(f"no native codex binary next to {launcher}")
+        pytest.fail(f"no native codex binary for {package}")
     return found[0]
 
 

@@ -1,11 +1,17 @@
-"""What each runtime version does when hookgate itself cannot run (a crash, say): its table's
-`hookgate_cannot_run` limit says "blocks" or "lets the call through", and the pinned binary of
-that version shows which. On Claude Code hookgate registers its gating events with onFailure:
-"block", which Claude Code honours from 2.1.295 on; on Codex through an exit-2 wrapper."""
+"""What differs between the pinned versions of a runtime beyond the scenario tier, each table's
+`limits` checked against that version's binary:
+
+- `hookgate_cannot_run` ("blocks" or "lets the call through"): what a crash of hookgate itself
+  does. On Claude Code hookgate registers its gating events with onFailure: "block", which Claude
+  Code honours from 2.1.295 on; on Codex through an exit-2 wrapper.
+- `project_trust` (Codex): whether `codex exec --trust`, the dialog-free command doctor prints for
+  an untrusted project, exists in that version."""
 
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -17,6 +23,7 @@ from harness.runtimes import new_project
 from hookgate.parity.capabilities import Runtime, proven
 from hookgate_claude.settings import registrations
 from hookgate_codex.registration import registrations as codex_registrations
+from hookgate_codex.registration import trust_project_command
 
 pytestmark = pytest.mark.real
 
@@ -69,3 +76,19 @@ def test_a_hookgate_that_cannot_run_on_codex_is_what_the_table_says(table: Runti
         assert result.startswith("Command blocked by PreToolUse hook: ") and "hookgate could not run (exit 1)" in result
     else:
         assert (work / "ran.txt").read_text() == "hi\n"
+
+
+@pytest.mark.parametrize("table", proven("codex"), ids=lambda t: t.key)
+def test_the_dialog_free_trust_command_is_what_the_table_says(table: Runtime, tmp_path: Path,
+                                                              fake_model: FakeModel) -> None:
+    exists = str(table.limits["project_trust"]).startswith("codex exec --trust")
+    work, home = new_project(tmp_path)
+    config = codex.write_config(home, fake_model)
+    command = shlex.split(re.search(r"without the dialog: (codex exec [^)]*)\)", trust_project_command(work)).group(1))
+    marker = fake_model.script("cx_trust", Say("ok"))
+    done = codex.codex(*command[1:-1], marker, cwd=tmp_path, home=home, version=table.version)
+    trusted = f'[projects."{work}"]' in config.read_text() and 'trust_level = "trusted"' in config.read_text()
+    if exists:
+        assert done.returncode == 0 and trusted, done.stderr
+    else:
+        assert done.returncode == 2 and "unexpected argument '--trust'" in done.stderr and not trusted, done.stderr
