@@ -75,3 +75,16 @@ def test_the_html_page_renders_in_headless_chromium(tmp_path):
                     f"--screenshot={shot}", html.as_uri()], capture_output=True, timeout=120)
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000  # a real, non-blank page
+
+
+def test_the_matrix_has_a_column_per_proven_version_and_a_row_for_opencode_2():
+    matrix = compute()
+    assert [rt.key for rt in matrix.runtimes] == ["claude-2.1.332", "claude-2.1.290", "codex-0.171.0",
+                                                  "codex-0.160.0", "opencode-1.18.33"]
+    assert [rt.key for rt in matrix.unsupported] == ["opencode-2"]
+    report = markdown(matrix)
+    line = next(line for line in report.splitlines() if line.startswith("| opencode 2.x |"))
+    assert "not supported yet: hookgate's plugin targets the OpenCode 1 plugin API" in line
+    assert "does not load V1 plugins" in line
+    assert "<td class=unsupported colspan=3 data-runtime='opencode-2'><span class=status>not supported yet" in page(matrix)
+    assert all(len(by_table) == 5 for by_table in matrix.cells.values())  # no cells for a version not supported
