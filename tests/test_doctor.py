@@ -6,8 +6,8 @@ import pytest
 
 from support import HOOKGATE
 from hookgate.cli.doctor import Finding, Setup, report, run
-from hookgate_claude import settings
-from hookgate_codex import registration
+from hookgate_claude import install as settings
+from hookgate_codex import install as registration
 
 
 @pytest.fixture

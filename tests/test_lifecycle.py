@@ -15,8 +15,8 @@ import pytest
 
 from hookgate import lifecycle
 from hookgate.hookcall import GATING_EVENTS
-from hookgate_claude import settings as claude_settings
-from hookgate_codex import registration as codex_registration
+from hookgate_claude import install as claude_settings
+from hookgate_codex import install as codex_registration
 from support import HOOKGATE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +91,7 @@ def _payload(event: str, cwd: Path) -> dict:
 
 def _closed_gate_events() -> set[str]:
     from hookgate.config.load import preset_config
-    from hookgate.policy import build_engine
+    from hookgate.engine_builder import build_engine
 
     engine = build_engine(preset_config())
     return {event for gate in engine.gates if gate.fail_mode == "closed" for event in gate.events}

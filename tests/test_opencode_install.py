@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from support import HOOKGATE
-from hookgate.installers import opencode
+from hookgate_opencode import install as opencode
 
 
 def cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -19,7 +19,7 @@ from .engine.loop import Decision, Engine
 from .errors import ConfigError, PayloadError
 from .model.events import Event
 from .model.verdicts import Verdict, combine
-from .policy import build_engine
+from .engine_builder import build_engine
 from .store.project import Project
 from .store.session import stamp
 

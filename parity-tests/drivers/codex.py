@@ -25,7 +25,7 @@ from typing import Any
 from harness import codex as cx
 from harness.fakemodel import Call, Step
 from harness.runtimes import Run, binary, new_project
-from hookgate_codex.patch import file_operations
+from hookgate.formats.apply_patch import file_operations
 
 from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Stop, Tool
 

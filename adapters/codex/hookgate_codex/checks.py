@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.cli.doctor import Finding, Setup, missing_command, reinstall
-from hookgate.installers import hooksjson
+from hookgate.formats import hooksjson
 
-from . import registration, trust
+from . import install as registration, trust
 
 
 def _locations(setup: Setup) -> list[tuple[str, Path]]:

@@ -40,7 +40,7 @@ from hookgate.model.codec import event_from_builtins
 from hookgate.model.events import TOOL_EVENTS, Event
 from hookgate.model.verdicts import Ask, Modify, Retry, Verdict
 
-from .patch import PatchError, file_operations
+from hookgate.formats.apply_patch import PatchError, file_operations
 
 runtime = "codex"
 _decoder = msgspec.json.Decoder()

@@ -45,10 +45,10 @@ CHECKS: tuple[tuple[str, str], ...] = (
     ("codex feature", "hookgate_codex.checks:check_feature"),
     ("codex trust", "hookgate_codex.checks:check_trust"),
     ("codex shell", "hookgate_codex.checks:check_login_shell"),
-    ("opencode", "hookgate.installers.opencode:doctor_check"),
+    ("opencode", "hookgate_opencode.install:doctor_check"),
     ("decided once", "hookgate.cli.doctor:check_decided_once"),
     ("hooks.json", "hookgate.commandhooks.lint:doctor_check"),
-    ("python policies", "hookgate.registry.lint:doctor_check"),
+    ("python policies", "hookgate.python_hooks.lint:doctor_check"),
 )
 
 
@@ -155,7 +155,7 @@ def check_node(setup: Setup) -> list[Finding]:
 def check_config(setup: Setup) -> list[Finding]:
     from hookgate.config.load import load_config
     from hookgate.errors import ConfigError
-    from hookgate.policy import build_engine
+    from hookgate.engine_builder import build_engine
     from hookgate.store.project import Project
 
     project = Project(setup.project)
@@ -171,7 +171,7 @@ def check_config(setup: Setup) -> list[Finding]:
 
 
 def check_claude(setup: Setup) -> list[Finding]:
-    from hookgate_claude.settings import REGISTRATIONS, config_path, installed_events, stale_events
+    from hookgate_claude.install import REGISTRATIONS, config_path, installed_events, stale_events
 
     findings = []
     for where, path in (("project", config_path(setup.project)), ("user", config_path(None))):
@@ -200,9 +200,9 @@ def check_decided_once(setup: Setup) -> list[Finding]:
     two venvs) decides every call twice: each block then counts twice against its limit and every
     record is written twice. Claude Code runs an identical command once; Codex runs each handler
     (runtimes.md), and OpenCode loads both plugin files."""
-    from hookgate.installers import opencode
-    from hookgate_claude import settings
-    from hookgate_codex import registration
+    from hookgate_opencode import install as opencode
+    from hookgate_claude import install as settings
+    from hookgate_codex import install as registration
 
     places = {
         "claude": (settings.installed_commands, True, settings.config_path(setup.project), settings.config_path(None)),

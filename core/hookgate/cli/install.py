@@ -12,9 +12,9 @@ from importlib import import_module
 from pathlib import Path
 
 INSTALLERS = {
-    "claude": "hookgate_claude.settings",
-    "codex": "hookgate_codex.registration",
-    "opencode": "hookgate.installers.opencode",
+    "claude": "hookgate_claude.install",
+    "codex": "hookgate_codex.install",
+    "opencode": "hookgate_opencode.install",
 }
 
 

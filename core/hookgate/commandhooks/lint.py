@@ -46,7 +46,7 @@ def lint(project_hooks: Path, budgets: Mapping[str, float] | None = None) -> lis
 
 def claude_budgets() -> dict[str, float]:
     try:
-        from hookgate_claude.settings import REGISTRATIONS
+        from hookgate_claude.install import REGISTRATIONS
     except ImportError:  # the Claude adapter is not installed: no budget to check against
         return {}
     return {event: float(timeout) for event, _, timeout, _ in REGISTRATIONS}

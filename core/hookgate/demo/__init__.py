@@ -33,7 +33,7 @@ def hookgate_command() -> list[str]:
 
 def play(base: Path) -> dict[str, list[Outcome]]:
     """Each runtime gets its own copy of the project, so their sessions cannot mix."""
-    from ..installers.opencode import plugin_dir
+    from hookgate_opencode.install import plugin_dir
 
     command = hookgate_command()
     results: dict[str, list[Outcome]] = {}

@@ -36,7 +36,7 @@ def config_path(project: Path | None) -> Path:
 def plugin_dir() -> Path:
     """Where the opencode-hookgate package is: this checkout's, else the one installed with hookgate."""
     candidates = (
-        Path(__file__).resolve().parents[3] / "adapters" / "opencode-plugin",
+        Path(__file__).resolve().parents[2] / "opencode-plugin",
         Path(sys.prefix) / "share" / "hookgate" / "opencode-plugin",
     )
     for candidate in candidates:
@@ -91,7 +91,7 @@ def installed(path: Path) -> bool:
 def doctor_check(setup: Any) -> list[Any]:
     """`hookgate doctor`: hookgate's plugin file in the project's and the user's OpenCode config,
     checked against what install writes today (the plugin it imports, the hookgate it starts)."""
-    from ..cli.doctor import Finding, reinstall
+    from hookgate.cli.doctor import Finding, reinstall
 
     findings = []
     for where, path in (("project", config_path(Path(setup.project))), ("user", config_path(None))):

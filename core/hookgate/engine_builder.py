@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 GATE_SOURCES: tuple[str, ...] = (
     "hookgate.pipeline",
     "hookgate.commandhooks",
-    "hookgate.registry",
+    "hookgate.python_hooks",
 )
 
 
