@@ -57,7 +57,7 @@ def test_codex_hooks_are_the_matrix():
 
 def test_the_last_resort_fails_closed_exactly_where_the_matrix_says():
     assert GATING_EVENTS == lifecycle.fail_closed_events()
-    hook_cli = (ROOT / "core" / "hookgate" / "cli" / "hook.py").read_text()
+    hook_cli = (ROOT / "core" / "hookgate" / "stdin.py").read_text()  # the last resort of `hookgate hook`
     literal = re.search(r"if event_hint in (\(.*?\)):", hook_cli)
     assert literal and set(ast.literal_eval(literal.group(1))) == lifecycle.fail_closed_events()
 

@@ -40,7 +40,7 @@ from hookgate.model.codec import event_from_builtins
 from hookgate.model.events import TOOL_EVENTS, Event
 from hookgate.model.verdicts import Ask, Modify, Retry, Verdict
 
-from hookgate.formats.apply_patch import PatchError, file_operations
+from hookgate.formats.apply_patch import PatchError, is_patch_file_input, tool_calls
 
 runtime = "codex"
 _decoder = msgspec.json.Decoder()
@@ -110,16 +110,9 @@ def _patch_calls(tool_input: dict[str, Any], cwd: str) -> list[tuple[str, dict[s
     if not isinstance(patch, str):
         raise PayloadError("invalid apply_patch call: `command` holds no patch text")
     try:
-        operations = file_operations(patch)
+        return tool_calls(patch, cwd)
     except PatchError as exc:
         raise PayloadError(f"invalid apply_patch call: {exc}") from None
-    calls = []
-    for tool, fields in operations:
-        fields["file_path"] = _absolute(fields["file_path"], cwd)
-        if "moved_from" in fields:
-            fields["moved_from"] = _absolute(fields["moved_from"], cwd)
-        calls.append((tool, {**fields, "patch": patch}))
-    return calls
 
 
 def _agent_input(tool_input: dict[str, Any]) -> dict[str, Any]:
@@ -141,7 +134,7 @@ def _absolute(path: str, cwd: str) -> str:
 def codex_input(updated: dict[str, Any]) -> dict[str, Any] | None:
     """A canonical tool input back in the shape Codex's tool takes, or None when Codex cannot
     carry it (a rewrite of one file of a patch: Codex only takes the whole patch)."""
-    if "patch" in updated and "file_path" in updated:
+    if is_patch_file_input(updated):
         return None
     if all(key in updated for key in _AGENT_KEYS):  # spawn_agent
         native = {k: v for k, v in updated.items() if k not in _AGENT_KEYS}

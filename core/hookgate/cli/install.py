@@ -8,14 +8,10 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from importlib import import_module
 from pathlib import Path
+from typing import Any
 
-INSTALLERS = {
-    "claude": "hookgate_claude.install",
-    "codex": "hookgate_codex.install",
-    "opencode": "hookgate_opencode.install",
-}
+from ..runtimes import NAMES, plug
 
 
 def hookgate_command() -> str:
@@ -29,12 +25,12 @@ def hookgate_command() -> str:
 def main(args: list[str]) -> int:
     action = args[0]
     parser = argparse.ArgumentParser(prog=f"hookgate {action}", description=f"{action} hookgate's hook registrations")
-    parser.add_argument("runtime", choices=sorted(INSTALLERS))
+    parser.add_argument("runtime", choices=sorted(NAMES))
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--project", type=Path, metavar="DIR", help="the project's config (default: current directory)")
     where.add_argument("--user", action="store_true", help="the user-wide config")
     ns = parser.parse_args(args[1:])
-    installer = import_module(INSTALLERS[ns.runtime])
+    installer: Any = plug(ns.runtime).module("install")  # each plug's install face (hookgate.runtimes)
     target = installer.config_path(None if ns.user else (ns.project or Path.cwd()).resolve())
     try:
         if action == "install":

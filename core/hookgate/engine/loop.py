@@ -4,7 +4,7 @@ and bounds become. Pure and synchronous: all reading and writing goes through th
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import msgspec
 
@@ -32,11 +32,16 @@ class Decision(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Engine:
-    def __init__(self, gates: Iterable[Gate], observers: Iterable[Observer] = ()) -> None:
+    def __init__(self, gates: Iterable[Gate], observers: Iterable[Observer] = (),
+                 stop_block_caps: Mapping[str, int] | None = None) -> None:
+        """`stop_block_caps`: runtime -> the consecutive Stop blocks after which that runtime ends
+        a turn by itself (the runtimes' own numbers, handed in by whoever builds the engine)."""
         self.gates = tuple(sorted(gates, key=lambda g: (g.priority, g.id)))
         ids = [g.id for g in self.gates]
         if len(ids) != len(set(ids)):
             raise ValueError(f"duplicate gate ids: {sorted({i for i in ids if ids.count(i) > 1})}")
+        for gate in self.gates:
+            gate.check_stop_bound(stop_block_caps or {})
         self._by_event: dict[str, list[tuple[Gate, Matcher]]] = defaultdict(list)
         for gate in self.gates:
             for name in gate.events:

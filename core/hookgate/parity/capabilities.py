@@ -1,5 +1,6 @@
 """The capability tables: what each runtime version lets a hook do, per canonical event (data in
-runtimes/*.toml, one file per runtime version)."""
+runtimes/*.toml, one file per runtime version; each runtime's line in hookgate.runtimes names its
+table). A runtime's own limits the engine is handed (its plug's `limits`) join the table's."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Literal
 import msgspec
 
 from ..model.events import KNOWN_EVENTS
+from ..runtimes import PLUGS, stop_block_caps
 
 Level = Literal["native", "degraded", "none"]
 CAPABILITIES = ("fires", "subagent_identity", "block", "modify", "context", "ask")
@@ -51,12 +53,18 @@ class Runtime(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 @cache
 def runtimes() -> tuple[Runtime, ...]:
-    """Every capability table, in a stable order (claude, codex, opencode)."""
+    """Every runtime's capability table, in the registry's order (claude, codex, opencode)."""
     tables = []
-    for path in sorted(TABLES.glob("*.toml")):
+    caps = stop_block_caps()
+    for plug in PLUGS:
+        path = TABLES / plug.capabilities
         table = msgspec.toml.decode(path.read_bytes(), type=Runtime)
         unknown = set(table.events) - set(KNOWN_EVENTS)
         if unknown:
             raise ValueError(f"{path.name}: unknown events {sorted(unknown)}")
+        if table.runtime != plug.name:
+            raise ValueError(f"{path.name}: runtime {table.runtime!r}, but hookgate.runtimes names it for {plug.name!r}")
+        if plug.title in caps:
+            table = msgspec.structs.replace(table, limits={"stop_block_cap": caps[plug.title], **table.limits})
         tables.append(table)
     return tuple(tables)

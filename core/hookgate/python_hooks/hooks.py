@@ -20,7 +20,7 @@ from ..errors import GateError, HookgateError
 from ..model.events import Event
 from ..model.tool_inputs import PATH_FIELDS
 from ..model.tools import ALIASES, canonical_tool
-from ..pipeline.paths import matches as path_matches, readings
+from ..paths import matches as path_matches, readings
 from .events import EVENT_MAP
 
 Handler = Callable[[Event], Any]
@@ -40,7 +40,7 @@ class HookMatcher(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
     tool: str | None = None  # a canonical tool name (Bash, Write, ...), compared ignoring case
     command_pattern: str | None = None  # regular expression searched in a Bash command
-    # glob over the project-relative path a tool works on, in the pipeline's path language (pipeline/paths.py)
+    # glob over the project-relative path a tool works on, in the pipeline's path language (hookgate/paths.py)
     path_pattern: str | None = None
     session_id: str | None = None
     skill: str | None = None  # glob over the name of the skill the Skill tool loads
