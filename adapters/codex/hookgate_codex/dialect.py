@@ -38,7 +38,7 @@ from hookgate.errors import PayloadError
 from hookgate.hookcall import Answer
 from hookgate.model.codec import event_from_builtins
 from hookgate.model.events import TOOL_EVENTS, Event
-from hookgate.model.verdicts import Ask, Modify, Retry, Verdict
+from hookgate.model.verdicts import Ask, Modify, Refusal, Retry, Verdict
 
 from hookgate.formats.apply_patch import PatchError, is_patch_file_input, tool_calls
 
@@ -174,8 +174,8 @@ def render(event_name: str, verdict: Verdict) -> Answer:
 
 def _refusal(event_name: str, verdict: Verdict) -> str | None:
     """The reason this verdict refuses the event with, on Codex; None when it does not."""
-    if verdict.refuses:
-        reason = getattr(verdict, "reason", "") or "refused by hookgate policy (the gate gave no reason)"
+    if verdict.refuses and isinstance(verdict, Refusal):
+        reason = verdict.reason or "refused by hookgate policy (the gate gave no reason)"
         if isinstance(verdict, Retry):
             reason = f"{reason} (temporary: retry in {verdict.delay_ms / 1000:g}s)"
         return reason

@@ -44,7 +44,7 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="hook_event_nam
 
     @property
     def name(self) -> str:
-        return type(self).__struct_config__.tag  # type: ignore[return-value]
+        return str(type(self).__struct_config__.tag)
 
     @property
     def in_subagent(self) -> bool:
@@ -151,7 +151,7 @@ class UnknownEvent(Event, frozen=True, kw_only=True, tag="Unknown"):
 
 
 KNOWN_EVENTS: dict[str, type[Event]] = {
-    cls.__struct_config__.tag: cls  # type: ignore[misc]
+    str(cls.__struct_config__.tag): cls
     for cls in (
         SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse,
         PostToolUseFailure, SubagentStart, SubagentStop, Stop, PreCompact, PostCompact,

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 import msgspec
 
 from ..errors import GateError, HookgateError
-from ..model.events import Event
+from ..model.events import Event, ToolEvent
 from ..model.tool_inputs import PATH_FIELDS
 from ..model.tools import ALIASES, canonical_tool
 from ..paths import matches as path_matches, readings
@@ -48,8 +48,8 @@ class HookMatcher(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     def matches(self, event: Event, project_root: str) -> bool:
         if self.session_id is not None and event.session_id != self.session_id:
             return False
-        tool: str | None = getattr(event, "tool_name", None)
-        tool_input: dict[str, Any] = getattr(event, "tool_input", None) or {}
+        tool = event.tool_name if isinstance(event, ToolEvent) else None
+        tool_input = event.tool_input if isinstance(event, ToolEvent) else {}
         if self.tool is not None and (tool or "").lower() != canonical_lower(self.tool):
             return False
         if self.command_pattern is not None:
