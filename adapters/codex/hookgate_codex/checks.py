@@ -40,9 +40,15 @@ def _events(path: Path) -> set[str]:
         return set()
 
 
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The one way these checks read a Codex config.toml ({} when there is none). Raises
+    tomllib.TOMLDecodeError or UnicodeDecodeError for a file Codex cannot read either."""
+    return tomllib.loads(path.read_text()) if path.exists() else {}
+
+
 def _toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text()) if path.exists() else {}
+        return _read_toml(path)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return {}  # Codex refuses to start on such a file; check_feature reports it
 
@@ -85,7 +91,7 @@ def check_feature(setup: Setup) -> list[Finding]:
     findings, enabled, where = [], None, None
     for path in layers:
         try:
-            features = tomllib.loads(path.read_text()).get("features", {}) if path.exists() else {}
+            features = _read_toml(path).get("features", {})
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             findings.append(Finding("fail", f"{path} is not valid TOML ({exc}); Codex will not start", f"fix {path}"))
             continue
