@@ -124,13 +124,13 @@ def check_trust(setup: Setup) -> list[Finding]:
         problems: dict[str, list[str]] = {}
         handlers = _our_handlers(path)
         for event, g, h, group, handler in handlers:
-            state = states.get(trust.hook_key(path, event, g, h))
-            state = state if isinstance(state, dict) else {}
-            if state.get("enabled") is False:
+            entry = states.get(trust.hook_key(path, event, g, h))
+            entry = entry if isinstance(entry, dict) else {}
+            if entry.get("enabled") is False:
                 problems.setdefault("disabled (in Codex's /hooks)", []).append(event)
-            elif state.get("trusted_hash") is None:
+            elif entry.get("trusted_hash") is None:
                 problems.setdefault("not trusted", []).append(event)
-            elif state["trusted_hash"] != trust.hook_hash(event, group, handler):
+            elif entry["trusted_hash"] != trust.hook_hash(event, group, handler):
                 problems.setdefault("changed since they were trusted", []).append(event)
         for problem, events in problems.items():
             findings.append(Finding("fail", f"{len(events)} of hookgate's {len(handlers)} hooks in {path} are "

@@ -95,7 +95,8 @@ def canonical_calls(payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
         tool_input = {} if tool_input is None else {"input": tool_input}
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else ""
+    cwd = payload.get("cwd")
+    cwd = cwd if isinstance(cwd, str) else ""
     if name == "apply_patch":
         return _patch_calls(tool_input, cwd)
     if name == "spawn_agent":
@@ -118,7 +119,8 @@ def _patch_calls(tool_input: dict[str, Any], cwd: str) -> list[tuple[str, dict[s
 def _agent_input(tool_input: dict[str, Any]) -> dict[str, Any]:
     prompt = tool_input.get("message")
     if not isinstance(prompt, str):
-        items = tool_input.get("items") if isinstance(tool_input.get("items"), list) else []
+        items = tool_input.get("items")
+        items = items if isinstance(items, list) else []
         prompt = "\n".join(i["text"] for i in items if isinstance(i, dict) and isinstance(i.get("text"), str))
     agent_type = tool_input.get("agent_type")
     description = prompt.strip().split("\n", 1)[0] if prompt.strip() else ""

@@ -195,7 +195,7 @@ def unregister_hook(id: str) -> bool:
     return current().remove(id)
 
 
-def _convert(value: Any, cls: type, what: str, hook_id: object) -> Any:
+def _convert(value: Any, cls: type[msgspec.Struct], what: str, hook_id: object) -> Any:
     if value is None:
         return cls()
     if isinstance(value, cls):
