@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("pipeline", "commandhooks", "python_hooks", "effect"),  # the gate packs
     ("engine_builder",),                       # the gate packs' gates, configured, in one engine
     ("hookcall", "parity", "checks"),          # one decision at the edge; the parity report; doctor's checks
-    ("stdin", "rpc"),                          # a stdin call in-process; the JSON-RPC core
+    ("stdin", "rpc", "installers"),            # a stdin call in-process; the JSON-RPC core; what plugins share
     ("warm",),                                 # the warm core and its client
     tuple(plug.package for plug in PLUGS),     # the runtime plugs
     ("cli", "demo", "__main__"),               # commands

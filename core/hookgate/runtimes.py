@@ -24,14 +24,18 @@ class Plug:
     its package, whether it calls hookgate as a stdin command (and so has a dialect), and its
     capability table's file."""
 
-    __slots__ = ("name", "title", "package", "stdin", "capabilities")
+    __slots__ = ("name", "title", "package", "stdin", "capabilities", "plugin_install")
 
-    def __init__(self, name: str, title: str, package: str, *, stdin: bool, capabilities: str) -> None:
+    def __init__(self, name: str, title: str, package: str, *, stdin: bool, capabilities: str,
+                 plugin_install: str | None = None) -> None:
         self.name = name
         self.title = title
         self.package = package
         self.stdin = stdin
         self.capabilities = capabilities
+        # the face `hookgate install --plugin` uses: what the runtime's plugin channel still needs
+        # from hookgate (Codex: the review of the plugin's hooks); None: nothing
+        self.plugin_install = plugin_install
 
     def module(self, face: str) -> "ModuleType":
         """The plug's `face` module (dialect, install, checks, limits), imported on first use."""
@@ -45,7 +49,8 @@ class Plug:
 
 PLUGS = (
     Plug("claude", "Claude Code", "hookgate_claude", stdin=True, capabilities="claude-2.1.332.toml"),
-    Plug("codex", "Codex", "hookgate_codex", stdin=True, capabilities="codex-0.171.0.toml"),
+    Plug("codex", "Codex", "hookgate_codex", stdin=True, capabilities="codex-0.171.0.toml",
+         plugin_install="plugin_trust"),
     Plug("opencode", "OpenCode", "hookgate_opencode", stdin=False, capabilities="opencode-1.18.33.toml"),
 )
 NAMES = tuple(plug.name for plug in PLUGS)

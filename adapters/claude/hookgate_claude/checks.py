@@ -10,7 +10,7 @@ from hookgate.formats import hooksjson
 
 from . import install
 
-CHECKS = (("claude", "check_claude"),)
+CHECKS = (("claude", "check_claude"), ("claude plugin", "check_plugin"))
 
 
 def installs(setup: Setup) -> Installs:
@@ -39,6 +39,13 @@ def check_claude(setup: Setup) -> list[Finding]:
             findings.append(Finding("ok", f"{path}: all {len(events)} events registered"))
     return findings or [Finding("info", "not installed for Claude Code",
                                 reinstall("claude", "project", setup.project))]
+
+
+def check_plugin(setup: Setup) -> list[Finding]:
+    """The plugin channel (`claude plugin install hookgate@hookgate`): see plugin.doctor_check."""
+    from . import plugin
+
+    return list(plugin.doctor_check(setup))
 
 
 def _missing_command(path: Path) -> str | None:

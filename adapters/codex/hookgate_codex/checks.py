@@ -15,7 +15,7 @@ from hookgate.formats import hooksjson
 from . import install, trust
 
 CHECKS = (("codex hooks", "check_registration"), ("codex feature", "check_feature"), ("codex trust", "check_trust"),
-          ("codex shell", "check_login_shell"))
+          ("codex shell", "check_login_shell"), ("codex plugin", "check_plugin"))
 
 
 def installs(setup: Setup) -> Installs:
@@ -51,6 +51,13 @@ def _toml(path: Path) -> dict[str, Any]:
         return _read_toml(path)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return {}  # Codex refuses to start on such a file; check_feature reports it
+
+
+def check_plugin(setup: Setup) -> list[Finding]:
+    """The plugin channel (`codex plugin add hookgate@hookgate`): see plugin_trust.doctor_check."""
+    from . import plugin_trust
+
+    return list(plugin_trust.doctor_check(setup))
 
 
 def check_registration(setup: Setup) -> list[Finding]:

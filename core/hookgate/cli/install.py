@@ -29,8 +29,15 @@ def main(args: list[str]) -> int:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--project", type=Path, metavar="DIR", help="the project's config (default: current directory)")
     where.add_argument("--user", action="store_true", help="the user-wide config")
+    parser.add_argument("--plugin", action="store_true",
+                        help="codex: record the review of the hookgate plugin's hooks (installed with "
+                             "`codex plugin add hookgate@hookgate`) instead of registering hooks")
     ns = parser.parse_args(args[1:])
-    installer: Any = plug(ns.runtime).module("install")  # each plug's install face (hookgate.runtimes)
+    runtime = plug(ns.runtime)
+    if ns.plugin and runtime.plugin_install is None:
+        parser.error(f"--plugin: the {ns.runtime} plugin needs nothing from hookgate install")
+    # each plug's install face, or what its plugin channel still needs (hookgate.runtimes)
+    installer: Any = runtime.module(runtime.plugin_install if ns.plugin else "install")
     target = installer.config_path(None if ns.user else (ns.project or Path.cwd()).resolve())
     try:
         if action == "install":
