@@ -8,7 +8,7 @@ import importlib.util
 import pytest
 
 from hookgate import lifecycle
-from hookgate.parity.capabilities import runtimes as capability_tables
+from hookgate.parity.capabilities import tables as capability_tables
 from hookgate.runtimes import NAMES, PLUGS, STDIN, plug
 
 
@@ -29,7 +29,18 @@ def test_every_plug_has_the_same_faces(entry):
 
 def test_every_runtime_has_a_lifecycle_column_and_a_capability_table():
     assert {name for name in NAMES if lifecycle.for_runtime(name)} == set(NAMES)
-    assert [table.runtime for table in capability_tables()] == list(NAMES)
+    assert list(dict.fromkeys(table.runtime for table in capability_tables())) == list(NAMES)
+
+
+def test_the_stop_cap_the_engine_is_handed_is_the_one_every_table_records():
+    """The engine gets the cap from the plug (no TOML read on the hook path); each version's table
+    records what was measured. A version whose cap differs must change the plug's number too."""
+    from hookgate.runtimes import stop_block_caps
+
+    caps = stop_block_caps()
+    for table in capability_tables():
+        recorded = table.limits.get("stop_block_cap")
+        assert recorded == caps.get(plug(table.runtime).title), table.key
 
 
 def test_a_lifecycle_column_of_no_runtime_is_refused():

@@ -128,6 +128,22 @@ def check_config(setup: Setup) -> list[Finding]:
     return [Finding("ok", f"{where}: preset {config.preset}, {count} gate{'' if count == 1 else 's'}{layout}")]
 
 
+def check_runtime_versions(setup: Setup) -> list[Finding]:
+    """Each runtime on PATH against the versions the parity report proves (hookgate.parity.installed)."""
+    from .parity.capabilities import proven
+    from .parity.installed import all_installed
+
+    found = []
+    for runtime in all_installed(setup.env):
+        if runtime.standing == "unsupported":
+            pinned = proven(runtime.runtime)[0]
+            found.append(Finding("fail", runtime.message, f"use {pinned.label} for hookgate to guard it "
+                                                          f"(npm install -g {pinned.package}@{pinned.version})"))
+        else:
+            found.append(Finding("ok" if runtime.standing == "proven" else "info", runtime.message))
+    return found
+
+
 def check_decided_once(setup: Setup) -> list[Finding]:
     """hookgate registered twice for one runtime (a project and a user install, or installs from
     two venvs) decides every call twice: each block then counts twice against its limit and every

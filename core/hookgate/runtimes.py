@@ -9,7 +9,7 @@ same faces in every plug:
     limits    the runtime's own numbers the engine must respect (handed to it, never imported by it)
 
 plus a column in the lifecycle matrix (lifecycle.toml: its name for each hook) and a capability
-table (parity/runtimes/<table>). The core never imports a plug: the faces are named here by
+table per version (parity/runtimes/<runtime>-<version>.toml). The core never imports a plug: the faces are named here by
 string and imported on first use, as pip's `commands_dict` does, so this module costs nothing on
 the hook path (no imports at all: the warm client's path loads it too).
 """
@@ -21,18 +21,16 @@ if TYPE_CHECKING:
 
 class Plug:
     """One runtime's line: its name (the canonical events' `runtime`), the name users know it by,
-    its package, whether it calls hookgate as a stdin command (and so has a dialect), and its
-    capability table's file."""
+    its package, and whether it calls hookgate as a stdin command (and so has a dialect)."""
 
-    __slots__ = ("name", "title", "package", "stdin", "capabilities", "plugin_install")
+    __slots__ = ("name", "title", "package", "stdin", "plugin_install")
 
-    def __init__(self, name: str, title: str, package: str, *, stdin: bool, capabilities: str,
+    def __init__(self, name: str, title: str, package: str, *, stdin: bool,
                  plugin_install: str | None = None) -> None:
         self.name = name
         self.title = title
         self.package = package
         self.stdin = stdin
-        self.capabilities = capabilities
         # the face `hookgate install --plugin` uses: what the runtime's plugin channel still needs
         # from hookgate (Codex: the review of the plugin's hooks); None: nothing
         self.plugin_install = plugin_install
@@ -48,10 +46,9 @@ class Plug:
 
 
 PLUGS = (
-    Plug("claude", "Claude Code", "hookgate_claude", stdin=True, capabilities="claude-2.1.332.toml"),
-    Plug("codex", "Codex", "hookgate_codex", stdin=True, capabilities="codex-0.171.0.toml",
-         plugin_install="plugin_trust"),
-    Plug("opencode", "OpenCode", "hookgate_opencode", stdin=False, capabilities="opencode-1.18.33.toml"),
+    Plug("claude", "Claude Code", "hookgate_claude", stdin=True),
+    Plug("codex", "Codex", "hookgate_codex", stdin=True, plugin_install="plugin_trust"),
+    Plug("opencode", "OpenCode", "hookgate_opencode", stdin=False),
 )
 NAMES = tuple(plug.name for plug in PLUGS)
 STDIN = tuple(plug.name for plug in PLUGS if plug.stdin)
