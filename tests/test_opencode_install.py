@@ -100,3 +100,20 @@ def test_a_regular_install_ships_the_plugin_and_registers_its_copy(tmp_path: Pat
     assert str(venv / "bin" / "hookgate") in text
     checkout_lib = Path(__file__).resolve().parents[1] / "adapters" / "opencode-plugin" / "lib"
     assert {p.name for p in (shipped / "lib").iterdir()} == {p.name for p in checkout_lib.glob("*.js")}
+    assert {p.name for p in (shipped / "types" / "lib").iterdir()} == {p.name for p in checkout_lib.parent.glob("types/lib/*.d.ts")}
+    # the shipped copy is a whole plugin: every module it imports is there, and it decides
+    role_project = tmp_path / "role-project"
+    (role_project / ".hookgate").mkdir(parents=True)
+    (role_project / ".hookgate" / "current_role").write_text("build\n")
+    probe = (f"const {{ HookgatePlugin }} = await import({json.dumps((shipped / 'index.js').as_uri())});"
+             f"const hooks = await HookgatePlugin({{ client: {{}}, directory: {json.dumps(str(role_project))} }},"
+             f" {{ command: [{json.dumps(HOOKGATE)}] }});"
+             "const call = (file) => hooks['tool.execute.before']({ tool: 'write', sessionID: 's', callID: 'c' },"
+             " { args: { filePath: file, content: '' } }).then(() => 'allowed', (e) => e.message);"
+             f"console.log(JSON.stringify([await call({json.dumps(str(role_project / 'src' / 'p.gd'))}),"
+             f" await call({json.dumps(str(role_project / 'notes.txt'))})]));"
+             "await hooks.dispose()")
+    ran = subprocess.run(["node", "--input-type=module", "-e", probe], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    refused, allowed = json.loads(ran.stdout)
+    assert "Build role cannot write game code directly (p.gd)" in refused and allowed == "allowed"
