@@ -223,7 +223,10 @@ test("an apply_patch that adds game code under build is blocked; an unreadable o
   try {
     await assert.rejects(hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText } }),
       /Build role cannot write game code directly \(p\.gd\)/)
-    await assert.rejects(hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText: "garbage" } }))
+    await assert.rejects(hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText: "garbage" } }),
+      /invalid apply_patch call/)
+    const notes = `*** Begin Patch\n*** Add File: ${path.join(root, "notes.txt")}\n+ok\n*** End Patch`
+    await hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText: notes } })
   } finally {
     await hooks.dispose()
   }
