@@ -95,17 +95,17 @@ def test_a_regular_install_ships_the_plugin_and_registers_its_copy(tmp_path: Pat
     checkout_lib = Path(__file__).resolve().parents[1] / "adapters" / "opencode-plugin" / "lib"
     assert {p.name for p in (shipped / "lib").iterdir()} == {p.name for p in checkout_lib.glob("*.js")}
     assert {p.name for p in (shipped / "types" / "lib").iterdir()} == {p.name for p in checkout_lib.parent.glob("types/lib/*.d.ts")}
-    # the shipped copy is a whole plugin: every module it imports is there, and it decides
-    role_project = tmp_path / "role-project"
-    (role_project / ".hookgate").mkdir(parents=True)
-    (role_project / ".hookgate" / "current_role").write_text("build\n")
-    probe = (f"const {{ HookgatePlugin }} = await import({json.dumps((shipped / 'index.js').as_uri())});"
-             f"const hooks = await HookgatePlugin({{ client: {{}}, directory: {json.dumps(str(role_project))} }},"
-             f" {{ command: [{json.dumps(HOOKGATE)}] }});"
+    # the registration works as OpenCode loads it: every module the shipped copy imports is there,
+    # and the wheel's own hookgate decides
+    (project / ".hookgate").mkdir()
+    (project / ".hookgate" / "current_role").write_text("build\n")
+    registration = (project / ".opencode" / "plugin" / "hookgate.js").as_uri()
+    probe = (f"const {{ Hookgate }} = await import({json.dumps(registration)});"
+             f"const hooks = await Hookgate({{ client: {{}}, directory: {json.dumps(str(project))} }});"
              "const call = (file) => hooks['tool.execute.before']({ tool: 'write', sessionID: 's', callID: 'c' },"
              " { args: { filePath: file, content: '' } }).then(() => 'allowed', (e) => e.message);"
-             f"console.log(JSON.stringify([await call({json.dumps(str(role_project / 'src' / 'p.gd'))}),"
-             f" await call({json.dumps(str(role_project / 'notes.txt'))})]));"
+             f"console.log(JSON.stringify([await call({json.dumps(str(project / 'src' / 'p.gd'))}),"
+             f" await call({json.dumps(str(project / 'notes.txt'))})]));"
              "await hooks.dispose()")
     ran = subprocess.run(["node", "--input-type=module", "-e", probe], capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stderr
