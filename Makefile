@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUNTIMES := parity-tests/runtimes
 
-.PHONY: demo test unit real bench runtimes venv chromium clean js js-test
+.PHONY: demo test unit real bench runtimes venv chromium clean js js-test js-build
 
 demo: venv                      ## the main job: a scripted pipeline session, gates firing
 	$(BIN)/hookgate demo
@@ -43,8 +43,13 @@ node_modules/.installed: package.json package-lock.json adapters/opencode-plugin
 	npm ci --no-audit --no-fund
 	touch $@
 
-js-test: venv js                ## the OpenCode plugin's own tests (node --test), against this checkout's core
+js-test: venv js                ## the OpenCode plugin's own tests: tsc --noEmit, then node --test against this checkout's core
 	HOOKGATE_COMMAND=$(CURDIR)/$(BIN)/hookgate npm test --workspaces
+
+# the compiled plugin is committed (a checkout installs and runs it without TypeScript):
+# rebuild it after editing adapters/opencode-plugin/src, and commit the result
+js-build: js                    ## compile the OpenCode plugin (src/*.ts -> index.js, lib/*.js, types/)
+	npm run build --workspaces
 
 clean:
 	rm -rf $(VENV) $(RUNTIMES)/node_modules benchmarks/.venv node_modules

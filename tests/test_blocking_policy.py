@@ -46,7 +46,7 @@ ESSENTIAL_BLOCKERS = {
     "core/hookgate/commandhooks/gate.py": "a project's command hook refusing on an event seed 002 lets block",
     "core/hookgate/python_hooks/__init__.py": "a policy file that does not load: its rules are unknown, so gating events are refused",
     "core/hookgate/python_hooks/chain.py": "a registered hook's block/retry on a gating event, or its failure there",
-    "adapters/opencode-plugin/index.js": "carries the core's refusal out the way OpenCode allows (throw), and refuses a patch it cannot read",
+    "adapters/opencode-plugin/index.js": "carries the core's refusal out the way OpenCode allows (throw)",
     "adapters/opencode-plugin/lib/failmode.js": "the core down or too slow: a gate's closed fail mode refuses, as the core would",
 }
 

@@ -24,9 +24,9 @@ PAYLOADS = ROOT / "parity-tests" / "payloads"
 
 
 def test_the_plugins_event_table_is_generated_from_the_matrix():
-    table = ROOT / "adapters" / "opencode-plugin" / "lib" / "lifecycle.js"
+    table = ROOT / "adapters" / "opencode-plugin" / "src" / "lib" / "lifecycle.ts"
     assert table.read_text() == lifecycle.opencode_table(), \
-        "regenerate it: python -m hookgate.lifecycle > adapters/opencode-plugin/lib/lifecycle.js"
+        "regenerate it: python -m hookgate.lifecycle > adapters/opencode-plugin/src/lib/lifecycle.ts (then npm run build)"
 
 
 def test_claude_settings_are_the_matrix():

@@ -94,3 +94,20 @@ def test_a_regular_install_ships_the_plugin_and_registers_its_copy(tmp_path: Pat
     assert str(venv / "bin" / "hookgate") in text
     checkout_lib = Path(__file__).resolve().parents[1] / "adapters" / "opencode-plugin" / "lib"
     assert {p.name for p in (shipped / "lib").iterdir()} == {p.name for p in checkout_lib.glob("*.js")}
+    assert {p.name for p in (shipped / "types" / "lib").iterdir()} == {p.name for p in checkout_lib.parent.glob("types/lib/*.d.ts")}
+    # the registration works as OpenCode loads it: every module the shipped copy imports is there,
+    # and the wheel's own hookgate decides
+    (project / ".hookgate").mkdir()
+    (project / ".hookgate" / "current_role").write_text("build\n")
+    registration = (project / ".opencode" / "plugin" / "hookgate.js").as_uri()
+    probe = (f"const {{ Hookgate }} = await import({json.dumps(registration)});"
+             f"const hooks = await Hookgate({{ client: {{}}, directory: {json.dumps(str(project))} }});"
+             "const call = (file) => hooks['tool.execute.before']({ tool: 'write', sessionID: 's', callID: 'c' },"
+             " { args: { filePath: file, content: '' } }).then(() => 'allowed', (e) => e.message);"
+             f"console.log(JSON.stringify([await call({json.dumps(str(project / 'src' / 'p.gd'))}),"
+             f" await call({json.dumps(str(project / 'notes.txt'))})]));"
+             "await hooks.dispose()")
+    ran = subprocess.run(["node", "--input-type=module", "-e", probe], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    refused, allowed = json.loads(ran.stdout)
+    assert "Build role cannot write game code directly (p.gd)" in refused and allowed == "allowed"

@@ -1,7 +1,7 @@
 """The lifecycle matrix (lifecycle.toml): every registration hookgate makes, per runtime, and the
 generators that turn it into each runtime's own registration format.
 
-    python -m hookgate.lifecycle > adapters/opencode-plugin/lib/lifecycle.js   # regenerate the plugin's table
+    python -m hookgate.lifecycle > adapters/opencode-plugin/src/lib/lifecycle.ts   # regenerate the plugin's table
 """
 
 from __future__ import annotations
@@ -84,13 +84,19 @@ def fail_closed_events() -> frozenset[str]:
 
 
 def opencode_table() -> str:
-    """adapters/opencode-plugin/lib/lifecycle.js: what the plugin needs to know before the core has
-    ever answered (which events fail closed, and the field each one's matchers test); deadlines
-    come from the core itself."""
+    """adapters/opencode-plugin/src/lib/lifecycle.ts: what the plugin needs to know before the core
+    has ever answered (which events fail closed, and the field each one's matchers test); deadlines
+    come from the core itself. Its keys are the plugin's type of canonical event names."""
     lines = [
         "// Generated from core/hookgate/lifecycle.toml by `python -m hookgate.lifecycle`; do not edit.",
         "// Per canonical event the plugin delivers: the OpenCode hook it comes from, whether it fails",
         "// closed when the core cannot answer, and the field its gates' matchers test.",
+        "",
+        "export interface LifecycleEntry {",
+        "  hook: string",
+        "  failClosed: boolean",
+        "  matchField: string | null",
+        "}",
         "",
         "export const LIFECYCLE = {",
     ]
@@ -99,7 +105,9 @@ def opencode_table() -> str:
         match_field = f'"{field}"' if field else "null"
         lines.append(f'  {r.event}: {{ hook: "{r.opencode}", failClosed: {str(r.fail_closed).lower()}, '
                      f"matchField: {match_field} }},")
-    lines.append("}")
+    lines += ["} as const satisfies Record<string, LifecycleEntry>", "",
+              "/** The canonical events the plugin delivers. */",
+              "export type EventName = keyof typeof LIFECYCLE"]
     return "\n".join(lines) + "\n"
 
 

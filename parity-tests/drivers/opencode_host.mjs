@@ -12,7 +12,7 @@
 import readline from "node:readline"
 
 import { HookgatePlugin } from "../../adapters/opencode-plugin/index.js"
-import { CoreClient } from "../../adapters/opencode-plugin/lib/core.js"
+import { CoreClient } from "../../adapters/opencode-plugin/lib/client.js"
 import { fakeClient } from "../../adapters/opencode-plugin/test-support/support.js"
 
 const [directory, ...command] = process.argv.slice(2)

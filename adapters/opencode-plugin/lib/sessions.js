@@ -2,59 +2,58 @@
 // child session whose parentID is set, announced by a `session.created` event (not awaited, but
 // published before the child's first tool call). The map is kept from those events; a session the
 // map has not seen is looked up once through the client.
-
-import { agentOf } from "./translate.js"
-
-/** @typedef {import("./translate.js").Who} Who */
-
+import { agentOf } from "./translate.js";
 export class Sessions {
-  /** @param {{session?: {get?: Function}}} client @param {(level: string, msg: string) => void} log */
-  constructor(client, log) {
-    this.client = client
-    this.log = log
-    /** @type {Map<string, {parent: string | null, agent: string | null}>} */
-    this.known = new Map()
-  }
-
-  /** Record a session from its info (`session.created`, `session.updated`, `session.get`). */
-  note(info) {
-    if (!info?.id) return
-    this.known.set(info.id, { parent: info.parentID || null, agent: info.parentID ? agentOf(info) : null })
-  }
-
-  /** A child's agent, when its creation did not name it (chat.message carries it). */
-  noteAgent(sessionID, agent) {
-    const own = this.known.get(sessionID)
-    if (own?.parent && !own.agent && agent) own.agent = agent
-  }
-
-  isChild(sessionID) {
-    return Boolean(this.known.get(sessionID)?.parent)
-  }
-
-  /** The root session (the canonical session_id) and the subagent, if `sessionID` is a child. */
-  async resolve(sessionID) {
-    if (!this.known.has(sessionID)) await this.lookUp(sessionID)
-    const own = this.known.get(sessionID)
-    if (!own?.parent) return { root: sessionID, agentId: null, agentType: null }
-    let root = own.parent
-    for (let hops = 0; hops < 32; hops++) { // nested subagents: the root is the top session
-      if (!this.known.has(root)) await this.lookUp(root)
-      const up = this.known.get(root)
-      if (!up?.parent) break
-      root = up.parent
+    client;
+    log;
+    known = new Map();
+    constructor(client, log) {
+        this.client = client;
+        this.log = log;
     }
-    return { root, agentId: sessionID, agentType: own.agent }
-  }
-
-  async lookUp(sessionID) {
-    try {
-      const answer = await this.client.session?.get?.({ path: { id: sessionID } })
-      if (answer?.data) return this.note(answer.data)
-      this.log("warn", `session ${sessionID} could not be looked up; treating it as a main session`)
-    } catch (error) {
-      this.log("warn", `session ${sessionID} lookup failed (${error?.message ?? error}); treating it as a main session`)
+    /** Record a session from its info (`session.created`, `session.updated`, `session.get`). */
+    note(info) {
+        if (!info?.id)
+            return;
+        this.known.set(info.id, { parent: info.parentID || null, agent: info.parentID ? agentOf(info) : null });
     }
-    this.known.set(sessionID, { parent: null, agent: null })
-  }
+    /** A child's agent, when its creation did not name it (chat.message carries it). */
+    noteAgent(sessionID, agent) {
+        const own = this.known.get(sessionID);
+        if (own?.parent && !own.agent && agent)
+            own.agent = agent;
+    }
+    isChild(sessionID) {
+        return Boolean(this.known.get(sessionID)?.parent);
+    }
+    /** The root session (the canonical session_id) and the subagent, if `sessionID` is a child. */
+    async resolve(sessionID) {
+        if (!this.known.has(sessionID))
+            await this.lookUp(sessionID);
+        const own = this.known.get(sessionID);
+        if (!own?.parent)
+            return { root: sessionID, agentId: null, agentType: null };
+        let root = own.parent;
+        for (let hops = 0; hops < 32; hops++) { // nested subagents: the root is the top session
+            if (!this.known.has(root))
+                await this.lookUp(root);
+            const up = this.known.get(root);
+            if (!up?.parent)
+                break;
+            root = up.parent;
+        }
+        return { root, agentId: sessionID, agentType: own.agent };
+    }
+    async lookUp(sessionID) {
+        try {
+            const answer = await this.client.session?.get?.({ path: { id: sessionID } });
+            if (answer?.data)
+                return this.note(answer.data);
+            this.log("warn", `session ${sessionID} could not be looked up; treating it as a main session`);
+        }
+        catch (error) {
+            this.log("warn", `session ${sessionID} lookup failed (${error?.message ?? error}); treating it as a main session`);
+        }
+        this.known.set(sessionID, { parent: null, agent: null });
+    }
 }

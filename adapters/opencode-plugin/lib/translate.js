@@ -1,157 +1,108 @@
 // OpenCode <-> canonical: the one place that knows both shapes. Hook arguments in, canonical
 // events (Claude Code's names and fields, DESIGN.md) out; verdicts in, what OpenCode can carry out.
 // Pure: no I/O, so every mapping is testable on the captured payloads.
-
-/** @typedef {{root: string, agentId: string | null, agentType: string | null}} Who */
-
 // OpenCode's tool ids -> Claude Code's tool names (the canonical ones)
 export const TOOL_NAMES = {
-  write: "Write", edit: "Edit", multiedit: "MultiEdit", read: "Read", bash: "Bash", task: "Agent",
-  glob: "Glob", grep: "Grep", list: "LS", webfetch: "WebFetch", websearch: "WebSearch",
-  todowrite: "TodoWrite", todoread: "TodoRead", skill: "Skill",
-}
-
-export const toolName = (tool) => TOOL_NAMES[tool] ?? tool
-
-const snake = (key) => key.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())
-const camel = (key) => key.replace(/_([a-z])/g, (_, c) => c.toUpperCase())
-
+    write: "Write", edit: "Edit", multiedit: "MultiEdit", read: "Read", bash: "Bash", task: "Agent",
+    glob: "Glob", grep: "Grep", list: "LS", webfetch: "WebFetch", websearch: "WebSearch",
+    todowrite: "TodoWrite", todoread: "TodoRead", skill: "Skill",
+};
+export const toolName = (tool) => TOOL_NAMES[tool] ?? tool;
+const snake = (key) => key.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
+const camel = (key) => key.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 /** OpenCode's camelCase arguments as canonical snake_case input (`filePath` -> `file_path`). */
 export function toolInput(args) {
-  return Object.fromEntries(Object.entries(args ?? {}).map(([k, v]) => [snake(k), v]))
+    return Object.fromEntries(Object.entries(args ?? {}).map(([k, v]) => [snake(k), v]));
 }
-
+// Tools whose canonical input is not their arguments renamed. apply_patch (OpenCode offers it
+// instead of write/edit to GPT-family models) takes `{patchText}`; the canonical apply_patch is
+// `{patch}`, the raw text, as Codex's: the core reads the patch (one reader for every runtime)
+// and judges each file it changes as the tool Claude would have used.
+const CANONICAL_INPUT = {
+    apply_patch: (args) => ({ patch: args?.patchText }),
+};
+const canonicalInput = (tool, args) => (CANONICAL_INPUT[tool] ?? toolInput)(args);
 /** A canonical input back in OpenCode's spelling (for a rewrite). */
 export function openCodeArgs(input) {
-  return Object.fromEntries(Object.entries(input ?? {}).map(([k, v]) => [camel(k), v]))
+    return Object.fromEntries(Object.entries(input ?? {}).map(([k, v]) => [camel(k), v]));
 }
-
 /** The fields every canonical event carries. */
 export function base(name, who, cwd) {
-  return {
-    hook_event_name: name,
-    session_id: who.root,
-    cwd,
-    runtime: "opencode",
-    agent_id: who.agentId,
-    agent_type: who.agentType,
-    // OpenCode's hooks name no agent: a subagent is known from the child-session map
-    identity: who.agentId ? "inferred" : "given",
-  }
+    return {
+        hook_event_name: name,
+        session_id: who.root,
+        cwd,
+        runtime: "opencode",
+        agent_id: who.agentId,
+        agent_type: who.agentType,
+        // OpenCode's hooks name no agent: a subagent is known from the child-session map
+        identity: who.agentId ? "inferred" : "given",
+    };
 }
-
 export const preToolUse = (input, args, who, cwd) => ({
-  ...base("PreToolUse", who, cwd), tool_name: toolName(input.tool), tool_input: toolInput(args), tool_use_id: input.callID,
-})
-
-// apply_patch (OpenCode offers it instead of write/edit to GPT-family models) changes files the
-// way Codex's does: each file it names is judged as the canonical tool Claude would have used
-const PATCH = { begin: "*** Begin Patch", end: "*** End Patch", add: "*** Add File: ", update: "*** Update File: ",
-  delete: "*** Delete File: ", move: "*** Move to: " }
-
-/** The PreToolUse events of one apply_patch call, one per file; null when the text is no patch. */
-export function patchEvents(input, args, who, cwd) {
-  const lines = String(args?.patchText ?? args?.patch_text ?? "").trim().split("\n")
-  if (lines[0]?.trim() !== PATCH.begin) return null
-  const ops = []
-  let current = null
-  for (const line of lines.slice(1)) {
-    const path = (prefix) => (line.startsWith(prefix) ? line.slice(prefix.length).trim() : null)
-    if (path(PATCH.add)) ops.push(current = ["Write", { file_path: path(PATCH.add), content: "" }])
-    else if (path(PATCH.delete)) ops.push(current = ["Delete", { file_path: path(PATCH.delete) }])
-    else if (path(PATCH.update)) ops.push(current = ["Edit", { file_path: path(PATCH.update) }])
-    else if (path(PATCH.move) && current?.[0] === "Edit") {
-      ops.splice(ops.indexOf(current), 0, ["Delete", { file_path: current[1].file_path }])
-      current[1] = { file_path: path(PATCH.move), moved_from: current[1].file_path }
-    } else if (current?.[0] === "Write" && line.startsWith("+")) current[1].content += line.slice(1) + "\n"
-  }
-  if (!ops.length) return null
-  return ops.map(([tool, toolInput]) => ({ ...base("PreToolUse", who, cwd), tool_name: tool, tool_input: toolInput, tool_use_id: input.callID }))
-}
-
+    ...base("PreToolUse", who, cwd), tool_name: toolName(input.tool), tool_input: canonicalInput(input.tool, args),
+    tool_use_id: input.callID,
+});
 export const postToolUse = (input, output, who, cwd) => ({
-  ...base("PostToolUse", who, cwd), tool_name: toolName(input.tool), tool_input: toolInput(input.args),
-  tool_use_id: input.callID,
-  tool_response: { title: output?.title, output: output?.output, metadata: output?.metadata },
-})
-
-export const sessionStart = (who, cwd) => ({ ...base("SessionStart", who, cwd), source: "startup" })
-
-export const sessionEnd = (who, cwd, reason) => ({ ...base("SessionEnd", who, cwd), reason })
-
-export const subagentStart = (who, cwd) => ({ ...base("SubagentStart", who, cwd) })
-
-export const userPromptSubmit = (parts, who, cwd) => ({ ...base("UserPromptSubmit", who, cwd), prompt: promptText(parts) })
-
+    ...base("PostToolUse", who, cwd), tool_name: toolName(input.tool), tool_input: canonicalInput(input.tool, input.args),
+    tool_use_id: input.callID,
+    tool_response: { title: output?.title, output: output?.output, metadata: output?.metadata },
+});
+export const sessionStart = (who, cwd) => ({ ...base("SessionStart", who, cwd), source: "startup" });
+export const sessionEnd = (who, cwd, reason) => ({ ...base("SessionEnd", who, cwd), reason });
+export const subagentStart = (who, cwd) => ({ ...base("SubagentStart", who, cwd) });
+export const userPromptSubmit = (parts, who, cwd) => ({ ...base("UserPromptSubmit", who, cwd), prompt: promptText(parts) });
 export const stop = (text, held, who, cwd) => ({
-  ...base(who.agentId ? "SubagentStop" : "Stop", who, cwd), stop_hook_active: held, last_assistant_message: text ?? null,
-})
-
+    ...base(who.agentId ? "SubagentStop" : "Stop", who, cwd), stop_hook_active: held, last_assistant_message: text ?? null,
+});
 // OpenCode says nothing of what started a compaction (the user's /compact or an overflow)
-export const preCompact = (who, cwd) => ({ ...base("PreCompact", who, cwd), trigger: "auto" })
-
-export const postCompact = (who, cwd) => ({ ...base("PostCompact", who, cwd), trigger: "auto" })
-
+export const preCompact = (who, cwd) => ({ ...base("PreCompact", who, cwd), trigger: "auto" });
+export const postCompact = (who, cwd) => ({ ...base("PostCompact", who, cwd), trigger: "auto" });
 /** permission.asked: `permission` is the tool family (edit, bash, ...), `patterns` what it is for. */
 export function permissionRequest(asked, who, cwd) {
-  return {
-    ...base("PermissionRequest", who, cwd),
-    tool_name: toolName(asked.permission),
-    tool_input: { ...toolInput(asked.metadata), patterns: asked.patterns ?? [] },
-    tool_use_id: asked.tool?.callID ?? null,
-  }
+    return {
+        ...base("PermissionRequest", who, cwd),
+        tool_name: toolName(asked.permission),
+        tool_input: { ...toolInput(asked.metadata), patterns: asked.patterns ?? [] },
+        tool_use_id: asked.tool?.callID ?? null,
+    };
 }
-
+const isText = (part) => part?.type === "text";
 /** The text a user (or a task dispatch) typed: every text part that is not OpenCode's own. */
 export function promptText(parts) {
-  return (parts ?? []).filter((p) => p?.type === "text" && !p.synthetic).map((p) => p.text).join("\n")
+    return (parts ?? []).filter(isText).filter((p) => !p.synthetic).map((p) => p.text).join("\n");
 }
-
 /** A child session's agent, from its info (v2 `agent`) or its title "… (@general subagent)". */
 export function agentOf(info) {
-  if (info?.agent) return info.agent
-  const match = /\(@([^\s)]+) subagent\)\s*$/.exec(info?.title ?? "")
-  return match ? match[1] : null
+    if (info?.agent)
+        return info.agent;
+    const match = /\(@([^\s)]+) subagent\)\s*$/.exec(info?.title ?? "");
+    return match?.[1] ?? null;
 }
-
 /** The text of an assistant message's parts. */
-export const messageText = (parts) => (parts ?? []).filter((p) => p?.type === "text").map((p) => p.text).join("\n")
-
+export const messageText = (parts) => (parts ?? []).filter(isText).map((p) => p.text).join("\n");
 // -- verdicts -> what OpenCode can do ------------------------------------------------------------
-
-const REFUSALS = new Set(["block", "retry", "ask"])
-
+const REFUSALS = new Set(["block", "retry", "ask"]);
 /** Whether a verdict refuses the action (an Ask too: no OpenCode plugin can ask the user). */
-export const refuses = (verdict) => REFUSALS.has(verdict?.kind)
-
+export const refuses = (verdict) => REFUSALS.has(verdict?.kind ?? "");
 /** The error text a refused tool call throws; OpenCode hands it to the model as the tool result. */
 export function refusal(verdict) {
-  if (verdict.kind === "retry") return `${verdict.reason} (temporary: retry in ${verdict.delay_ms / 1000}s)`
-  if (verdict.kind === "ask") {
-    return `${verdict.reason} (hookgate would ask the user to approve this, which an OpenCode plugin cannot; refused)`
-  }
-  return verdict.reason
+    if (verdict.kind === "retry")
+        return `${verdict.reason} (temporary: retry in ${Number(verdict.delay_ms) / 1000}s)`;
+    if (verdict.kind === "ask") {
+        return `${verdict.reason} (hookgate would ask the user to approve this, which an OpenCode plugin cannot; refused)`;
+    }
+    return verdict.reason;
 }
-
 /** What goes to the model with a tool's result, or with a prompt: context, and any refusal of a
  * PostToolUse (the tool already ran; Claude Code shows the model the reason the same way). */
 export function modelNote(verdict) {
-  const lines = []
-  if (refuses(verdict)) lines.push(refusal(verdict))
-  if (verdict.context) lines.push(verdict.context)
-  return lines.join("\n")
+    const lines = [];
+    if (refuses(verdict))
+        lines.push(refusal(verdict));
+    if (verdict.context)
+        lines.push(verdict.context);
+    return lines.join("\n");
 }
-
 /** The message that keeps a session going when a Stop (or SubagentStop) gate refuses it. */
-export const holdText = (verdict) =>
-  `[hookgate] You may not stop yet:\n${refusal(verdict)}${verdict.context ? "\n" + verdict.context : ""}`
-
-/** The verdicts of one call's events (an apply_patch's files) as one: the first refusal, with
- * every refusal's reason; otherwise the contexts together (modify only for a single event). */
-export function combined(verdicts) {
-  if (verdicts.length === 1) return verdicts[0]
-  const refused = verdicts.filter(refuses)
-  const context = verdicts.map((v) => v.context).filter(Boolean).join("\n") || null
-  if (refused.length) return { ...refused[0], reason: [...new Set(refused.map(refusal))].join("\n"), context }
-  return { kind: context ? "context" : "allow", message: null, context }
-}
+export const holdText = (verdict) => `[hookgate] You may not stop yet:\n${refusal(verdict)}${verdict.context ? "\n" + verdict.context : ""}`;

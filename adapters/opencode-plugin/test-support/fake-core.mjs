@@ -7,6 +7,7 @@
 //   FAKE_CORE_MODE=die       exits on the first evaluate
 //   FAKE_CORE_MODE=noisy     writes a line of garbage before every answer
 //   FAKE_CORE_CAPS=<json>    the capabilities initialize announces (default: a small set below)
+//   FAKE_CORE_EVENTS=<file>  every event asked about is appended to <file>, one JSON line each
 //
 // Injected faults, for the fault suite: a request whose params contain `FAULT:<kind>` (or
 // `FAULT:<kind>:<variant>`), in a tool argument, a prompt or a final text, suffers that fault
@@ -138,6 +139,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
   if (mode === "hang") return
   if (mode === "die") process.exit(3)
   const event = request.params.event
+  if (process.env.FAKE_CORE_EVENTS) appendFileSync(process.env.FAKE_CORE_EVENTS, JSON.stringify(event) + "\n")
   const result = verdict(event)
   const fault = /FAULT:([a-z-]+)(?::(\d+))?/.exec(JSON.stringify(request.params))
   if (fault) {

@@ -6,7 +6,8 @@ import os from "node:os"
 import path from "node:path"
 import { test } from "node:test"
 
-import { CoreClient, CoreUnavailable, isVerdict } from "../lib/core.js"
+import { CoreClient, CoreUnavailable } from "../lib/client.js"
+import { isVerdict } from "../lib/protocol.js"
 import { HookgatePlugin } from "../index.js"
 import { FAKE_CORE, fakeClient } from "../test-support/support.js"
 

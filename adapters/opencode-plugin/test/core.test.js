@@ -6,7 +6,7 @@ import os from "node:os"
 import path from "node:path"
 import { test } from "node:test"
 
-import { CoreClient, CoreUnavailable, coreCommand } from "../lib/core.js"
+import { CoreClient, CoreUnavailable, coreCommand } from "../lib/client.js"
 import { FAKE_CORE, realCore } from "../test-support/support.js"
 
 const fake = (mode, extra = {}) => new CoreClient({

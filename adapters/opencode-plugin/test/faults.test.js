@@ -20,7 +20,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks"
 import { test } from "node:test"
 
 import { HookgatePlugin } from "../index.js"
-import { CoreClient, DEFAULT_TIMEOUT_MS } from "../lib/core.js"
+import { CoreClient, DEFAULT_TIMEOUT_MS } from "../lib/client.js"
 import { FAKE_CORE, fakeClient, realCore } from "../test-support/support.js"
 
 const SEED = Number(process.env.HOOKGATE_FAULT_SEED ?? 8)

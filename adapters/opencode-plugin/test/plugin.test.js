@@ -195,15 +195,40 @@ test("compaction: PreCompact's context joins the compaction prompt", async () =>
   await hooks.dispose()
 })
 
+test("an apply_patch reaches the core as one PreToolUse carrying the raw patch", async () => {
+  const root = project()
+  const sent = path.join(root, "events.jsonl")
+  const hooks = await HookgatePlugin({ client: fakeClient(), directory: root }, { command: FAKE_CORE })
+  const patchText = `*** Begin Patch\n*** Add File: ${path.join(root, "notes.txt")}\n+ok\n*** Add File: ${path.join(root, "src/p.gd")}\n+x\n*** End Patch`
+  process.env.FAKE_CORE_EVENTS = sent
+  try {
+    await hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText } })
+  } finally {
+    delete process.env.FAKE_CORE_EVENTS
+    await hooks.dispose()
+  }
+  const events = readFileSync(sent, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l))
+  assert.deepEqual(events.map((e) => [e.hook_event_name, e.tool_name, e.tool_input, e.tool_use_id]),
+    [["PreToolUse", "apply_patch", { patch: patchText }, "c"]])
+})
+
+// The same call against the real core: the core expands the patch into one event per file (its one
+// apply_patch reader, shared with Codex), so the game-code file is refused and garbage is not applied.
+// Until that reader is in the core, the core sees one apply_patch it has no gate for, and lets it by.
 test("an apply_patch that adds game code under build is blocked; an unreadable one is not applied", async () => {
   const root = project()
   const hooks = await plugin(root, fakeClient())
   const patchText = `*** Begin Patch\n*** Add File: ${path.join(root, "notes.txt")}\n+ok\n*** Add File: ${path.join(root, "src/p.gd")}\n+x\n*** End Patch`
-  await assert.rejects(hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText } }),
-    /Build role cannot write game code directly \(p\.gd\)/)
-  await assert.rejects(hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText: "garbage" } }),
-    /cannot tell which files this apply_patch changes/)
-  await hooks.dispose()
+  try {
+    await assert.rejects(hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText } }),
+      /Build role cannot write game code directly \(p\.gd\)/)
+    await assert.rejects(hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText: "garbage" } }),
+      /invalid apply_patch call/)
+    const notes = `*** Begin Patch\n*** Add File: ${path.join(root, "notes.txt")}\n+ok\n*** End Patch`
+    await hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText: notes } })
+  } finally {
+    await hooks.dispose()
+  }
 })
 
 test("a rewrite replaces the call's arguments in place, in OpenCode's spelling", async () => {

@@ -104,26 +104,21 @@ test("verdicts: what refuses, and the text the model gets", () => {
   assert.equal(t.agentOf({ title: "sub test (@general subagent)" }), "general")
 })
 
-test("apply_patch is judged file by file, as Codex's patches are", () => {
-  const patchText = ["*** Begin Patch", "*** Add File: src/new.gd", "+extends Node", "+# hi", "*** Update File: a.txt",
+test("apply_patch goes to the core as one event with the raw patch, before and after", () => {
+  // OpenCode 1.18.33's apply_patch takes {patchText}; the core reads the patch (the reader Codex's
+  // patches go through), so the plugin neither parses nor splits it
+  const patchText = ["*** Begin Patch", "*** Add File: src/new.gd", "+extends Node", "*** Update File: a.txt",
     "*** Move to: b.txt", "@@", "-x", "+y", "*** Delete File: old.md", "*** End Patch"].join("\n")
-  const events = t.patchEvents({ tool: "apply_patch", callID: "c" }, { patchText }, main, "/w")
-  assert.deepEqual(events.map((e) => [e.tool_name, e.tool_input]), [
-    ["Write", { file_path: "src/new.gd", content: "extends Node\n# hi\n" }],
-    ["Delete", { file_path: "a.txt" }],
-    ["Edit", { file_path: "b.txt", moved_from: "a.txt" }],
-    ["Delete", { file_path: "old.md" }],
-  ])
-  assert.ok(events.every((e) => e.hook_event_name === "PreToolUse" && e.tool_use_id === "c"))
-  assert.equal(t.patchEvents({}, { patchText: "rm -rf /" }, main, "/w"), null)
-  assert.equal(t.patchEvents({}, { patchText: "*** Begin Patch\n*** End Patch" }, main, "/w"), null)
-})
-
-test("one call's verdicts combine: every refusal's reason, else the contexts", () => {
-  const block = (reason) => ({ kind: "block", reason, message: null, context: null })
-  assert.deepEqual(t.combined([{ kind: "allow" }, block("no a"), block("no b")]).reason, "no a\nno b")
-  assert.deepEqual(t.combined([{ kind: "context", context: "x" }, { kind: "allow" }]), { kind: "context", message: null, context: "x" })
-  assert.deepEqual(t.combined([{ kind: "allow" }, { kind: "allow" }]), { kind: "allow", message: null, context: null })
+  const before = t.preToolUse({ tool: "apply_patch", callID: "c" }, { patchText }, main, "/w")
+  assert.equal(before.hook_event_name, "PreToolUse")
+  assert.equal(before.tool_name, "apply_patch")
+  assert.deepEqual(before.tool_input, { patch: patchText })
+  assert.equal(before.tool_use_id, "c")
+  const after = t.postToolUse({ tool: "apply_patch", sessionID: "s", callID: "c", args: { patchText } },
+    { title: "Success", output: "Applied patch", metadata: {} }, main, "/w")
+  assert.deepEqual([after.tool_name, after.tool_input], ["apply_patch", { patch: patchText }])
+  // text that is no patch is sent as it is too: refusing it is the core's reader's call
+  assert.deepEqual(t.preToolUse({ tool: "apply_patch", callID: "c" }, { patchText: "rm -rf /" }, main, "/w").tool_input, { patch: "rm -rf /" })
 })
 
 test("a child's agent missing at its creation is taken from its first chat.message", async () => {
