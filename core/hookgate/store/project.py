@@ -37,21 +37,23 @@ class Project:
 
     @classmethod
     def find(cls, cwd: str | os.PathLike[str] | None, env: Mapping[str, str] = os.environ) -> "Project":
-        """The project a hook call belongs to: HOOKGATE_PROJECT_DIR, else the nearest directory
-        at or above cwd that has a .hookgate/, else the runtime's project dir, else cwd."""
+        """The project a command run in `cwd` belongs to: HOOKGATE_PROJECT_DIR, else `locate`.
+        A hook call is governed by its session's pinned root instead (store/pin.py)."""
         if env.get("HOOKGATE_PROJECT_DIR"):
             return cls(Path(env["HOOKGATE_PROJECT_DIR"]).resolve())
+        return cls(cls.locate(cwd))
+
+    @staticmethod
+    def locate(start: str | os.PathLike[str] | None) -> Path:
+        """The nearest directory at or above `start` that has a .hookgate/, else `start` itself."""
         try:
-            start = Path(cwd or os.getcwd()).resolve()
+            where = Path(start or os.getcwd()).resolve()
         except (OSError, ValueError):  # a cwd no filesystem can hold (NUL byte, too long)
-            start = Path(os.getcwd()).resolve()
-        for directory in (start, *start.parents):
+            where = Path(os.getcwd()).resolve()
+        for directory in (where, *where.parents):
             if (directory / HOOKGATE_DIR).is_dir():
-                return cls(directory)
-        for var in ("CLAUDE_PROJECT_DIR",):
-            if env.get(var):
-                return cls(Path(env[var]).resolve())
-        return cls(start)
+                return directory
+        return where
 
     def session(self, session_id: str) -> SessionStore:
         return SessionStore(self.state_dir, session_id)
