@@ -40,6 +40,7 @@ CHECKS: tuple[tuple[str, str], ...] = (
     ("python", "hookgate.cli.doctor:check_python"),
     ("node", "hookgate.cli.doctor:check_node"),
     ("config", "hookgate.cli.doctor:check_config"),
+    ("nested projects", "hookgate.cli.doctor:check_nested_projects"),
     ("claude", "hookgate.cli.doctor:check_claude"),
     ("codex hooks", "hookgate_codex.checks:check_registration"),
     ("codex feature", "hookgate_codex.checks:check_feature"),
@@ -109,6 +110,20 @@ def missing_command(command: str) -> str | None:
 # -- checks of the core and of Claude Code -------------------------------------------------------
 
 MIN_PYTHON, MIN_NODE = (3, 11), 20
+
+
+def check_nested_projects(setup: Setup) -> list[Finding]:
+    """A .hookgate/ below the project: a sub-project of its own, or one an agent made (while a
+    role is active that is refused, and it never changes which root governs a running session)."""
+    from hookgate.store.project import Project
+
+    nested, stopped = Project(setup.project).nested_projects()
+    found = [Finding("info", f"{folder.relative_to(setup.project)}/.hookgate: a project of its own, governing only "
+                             "the sessions that start inside it", f"if you did not make it: rm -r {shlex.quote(str(folder / '.hookgate'))}")
+             for folder in nested]
+    if stopped:
+        found.append(Finding("info", "the project is too large to look for every nested .hookgate/; the ones listed were found first"))
+    return found or [Finding("ok", "no .hookgate/ below the project")]
 
 
 def check_python(setup: Setup) -> list[Finding]:

@@ -21,6 +21,7 @@ from . import locked
 from .session import SessionStore
 
 HOOKGATE_DIR = ".hookgate"
+_NOT_PROJECTS = frozenset({".git", "node_modules", ".venv"})
 _ROLE = re.compile(r"[a-z][a-z0-9_-]{0,63}")
 
 
@@ -54,6 +55,22 @@ class Project:
             if (directory / HOOKGATE_DIR).is_dir():
                 return directory
         return where
+
+    def nested_projects(self, max_dirs: int = 50_000) -> tuple[list[Path], bool]:
+        """The folders below the root that have a .hookgate/ of their own (each governs only the
+        sessions that start inside it), and whether the walk stopped at `max_dirs` folders."""
+        found: list[Path] = []
+        seen = 0
+        for folder, dirs, _ in os.walk(self.root):
+            seen += 1
+            if seen > max_dirs:
+                return found, True
+            if HOOKGATE_DIR in dirs:
+                if Path(folder) != self.root:
+                    found.append(Path(folder))
+                dirs.remove(HOOKGATE_DIR)  # nothing of a project's own state is a project
+            dirs[:] = [d for d in dirs if d not in _NOT_PROJECTS]
+        return found, False
 
     def session(self, session_id: str) -> SessionStore:
         return SessionStore(self.state_dir, session_id)
