@@ -26,7 +26,8 @@ from ..model.verdicts import Block, Verdict
 
 _SEPARATORS = frozenset({";", "&", "|", "&&", "||", "(", ")", ";;", "|&"})
 _LAUNCHERS = frozenset({"sudo", "env", "nohup", "command", "exec", "builtin", "time", "nice", "timeout", "stdbuf",
-                        "xargs", "uvx", "pipx", "run", "uv", "tool", "npx", "doas", "setsid", "chronic"})
+                        "xargs", "uvx", "pipx", "run", "uv", "tool", "npx", "doas", "setsid", "chronic",
+                        "sh", "bash", "zsh", "dash", "ksh", "eval"})
 _PYTHON = re.compile(r"python[0-9.]*")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SCRIPT_FLAG = re.compile(r"-[a-zA-Z]*c")  # sh -c, bash -lc, -ec, ...
