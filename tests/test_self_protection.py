@@ -155,7 +155,7 @@ def test_protect_rules_come_before_a_roles_allow(root: Path, home: Path) -> None
 
 @pytest.mark.parametrize("command, runs", [
     ("hookgate uninstall claude", [["uninstall", "claude"]]),
-    ("sudo env X=1 timeout 5 hookgate install codex --user", [["install", "codex"]]),
+    ("sudo env X=1 timeout 5 hookgate install codex --user", [["install", "codex", "--user"]]),
     ("\"$(command -v hookgate)\" uninstall claude", [["uninstall", "claude"]]),
     ("`which hookgate` uninstall claude", [["uninstall", "claude"]]),
     ("echo ok; python3 -m hookgate uninstall opencode", [["uninstall", "opencode"]]),

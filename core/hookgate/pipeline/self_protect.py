@@ -45,15 +45,15 @@ def check_hookgate_commands(event: Event, ctx: Context) -> Verdict | None:
     if ctx.project.current_role() is None:
         return None
     for run in hookgate_runs(command):
-        if run[:1] and run[0] in protect.commands:
+        subcommand = next((word for word in run if not word.startswith("-")), None)
+        if subcommand in protect.commands:
             shown = "hookgate " + " ".join(run)
             return Block(reason=protect.command_reason.format(command=shown[:200]))
     return None
 
 
 def hookgate_runs(command: str, depth: int = 0) -> Iterator[list[str]]:
-    """The argument lists (subcommand first, options before it skipped) of every run of hookgate
-    in `command`."""
+    """The arguments of every run of hookgate in `command`."""
     for words in _simple_commands(command):
         yield from _runs_in(words, depth)
 
@@ -63,7 +63,7 @@ def _runs_in(words: list[str], depth: int) -> Iterator[list[str]]:
         if depth < _MAX_DEPTH and i > 0 and (_SCRIPT_FLAG.fullmatch(words[i - 1]) or _name(words[0]) == "eval"):
             yield from hookgate_runs(word, depth + 1)  # a shell's -c STRING, eval's words
         if _is_hookgate(words, i):
-            yield [w for w in words[i + 1:] if not w.startswith("-")]
+            yield words[i + 1:]
             return
         if not _launcher(words, i):
             return
