@@ -10,6 +10,7 @@ import pytest
 
 from harness import codex as cx
 from harness.fakemodel import Call, FakeModel, Say
+from harness.opencode import configure, run_opencode
 from harness.runtimes import HOOKGATE, hookgate, metrics, new_project, run_claude
 
 pytestmark = pytest.mark.real
@@ -134,4 +135,27 @@ def test_codex_the_model_cannot_uninstall_hookgate(codex_project, fake_model: Fa
     results = fake_model.tool_results("pin_cx_uninstall")
     assert any(UNINSTALL_REFUSED in r for r in results), results
     assert any("hookgate's runtime registration (hooks.json)" in r for r in results), results
+    assert gates_that_blocked(work) == ["check_hookgate_commands", "check_shell_writes"]
+
+
+@pytest.mark.proves("check_hookgate_commands@opencode")
+def test_opencode_the_model_cannot_uninstall_hookgate(tmp_path: Path, fake_model: FakeModel) -> None:
+    work, home = new_project(tmp_path)
+    hookgate("install", "opencode", "--project", str(work), cwd=work)
+    hookgate("role", "set", "build", cwd=work)
+    configure(work, home, fake_model)
+    plugin = work / ".opencode" / "plugin" / "hookgate.js"
+    before = plugin.read_bytes()
+    marker = fake_model.script(
+        "pin_oc_uninstall",
+        Call("bash", {"command": f"{HOOKGATE} uninstall opencode --project .", "description": "remove hookgate"}),
+        Call("bash", {"command": "rm .opencode/plugin/hookgate.js", "description": "remove the plugin"}),
+        Say("done"),
+    )
+    run = run_opencode(work, home, f"{marker} remove hookgate")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert plugin.read_bytes() == before
+    results = fake_model.tool_results("pin_oc_uninstall")
+    assert any(UNINSTALL_REFUSED in r for r in results), results
+    assert any("hookgate's runtime registration (hookgate.js)" in r for r in results), results
     assert gates_that_blocked(work) == ["check_hookgate_commands", "check_shell_writes"]
