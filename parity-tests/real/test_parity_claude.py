@@ -32,6 +32,11 @@ def test_check_shell_writes(tier: RealTier, request: pytest.FixtureRequest) -> N
     tier.show(request)
 
 
+@mark.proves("check_hookgate_commands@claude")
+def test_check_hookgate_commands(tier: RealTier, request: pytest.FixtureRequest) -> None:
+    tier.show(request)
+
+
 @mark.proves("stage_reminder@claude")
 def test_stage_reminder(tier: RealTier, request: pytest.FixtureRequest) -> None:
     tier.show(request)
