@@ -117,7 +117,7 @@ def test_making_a_nested_project_is_refused_while_a_role_is_active(root: Path) -
     start("claude", root)
     for command in ("mkdir -p src/.hookgate", "mkdir -p src/.hookgate && cd src", "cd src && mkdir .hookgate"):
         refused, reason = tool("claude", root, "Bash", command=command)
-        assert refused and "Creating a .hookgate/ folder below the project is refused" in reason, command
+        assert refused and "Creating a .hookgate/ (or .godotmaker/) folder below the project is refused" in reason, command
     assert tool("claude", root, "Write", file_path="src/.hookgate/current_role", content="build\n")[0]
     refused, _ = call("codex", root, "PreToolUse", session="c1", tool_name="apply_patch",
                       tool_input={"command": PATCH.format(path="src/.hookgate/config.toml")})

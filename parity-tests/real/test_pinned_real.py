@@ -15,7 +15,7 @@ from harness.runtimes import HOOKGATE, hookgate, metrics, new_project, run_claud
 
 pytestmark = pytest.mark.real
 
-NESTED_REFUSED = "Creating a .hookgate/ folder below the project is refused while a pipeline role is active"
+NESTED_REFUSED = "Creating a .hookgate/ (or .godotmaker/) folder below the project is refused while a pipeline role is active"
 GAME_CODE = "Build role cannot write game code directly (player.gd)"
 UNINSTALL_REFUSED = "changes hookgate's own registration, which is protected while a pipeline role is active"
 REGISTRATION = "hookgate's runtime registration (settings.json) is protected while a pipeline role is active"
