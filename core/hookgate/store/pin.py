@@ -7,8 +7,8 @@ project with no role and no rules. So the first event of a session picks the roo
 
   1. HOOKGATE_PROJECT_DIR (set by whoever started the runtime; never pinned, it is fixed already);
   2. the runtime's project directory (its dialect's `project_dir(env)`, e.g. Claude Code's), or
-     else the event's cwd; from there, the nearest directory at or above that has a `.hookgate/`,
-     else that directory itself;
+     else the event's cwd; from there, the nearest directory at or above that is a project (has a
+     `.hookgate/` or a `.godotmaker/`), else that directory itself;
 
 and records it. Every later event of the session, in any hook process, in the warm core's forks
 or in `hookgate serve`, is governed by the recorded root, whatever its cwd and whatever
