@@ -74,6 +74,7 @@ PROTECTED_FILES = [
     (".hookgate/stage_schemas.json", POLICY), ("{home}/.claude/settings.json", REGISTRATION),
     ("{home}/.codex/hooks.json", REGISTRATION), ("{home}/.hookgate/hooks.json", POLICY),
     ("{state}/hookgate/pins/claude-s1", POLICY),
+    ("{home}/.claude/plugins/cache/hookgate/hookgate/hooks/hooks.json", REGISTRATION),
 ]
 
 
