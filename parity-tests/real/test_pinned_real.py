@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import codex as cx
+from drivers import codex as cx
+from drivers.claude import run_claude
+from drivers.opencode import configure, run_opencode
 from harness.fakemodel import Call, FakeModel, Say
-from harness.opencode import configure, run_opencode
-from harness.runtimes import HOOKGATE, hookgate, metrics, new_project, run_claude
+from harness.runtimes import HOOKGATE, hookgate, metrics, new_project
 
 pytestmark = pytest.mark.real
 

@@ -52,10 +52,16 @@ def record_path(directory: Path, runtime: str, session_id: str) -> Path:
     if _PLAIN_KEY.fullmatch(session_id):
         key = session_id
     else:  # an id no file name can hold as it is: a stable hash of it
-        from ..warm.client import fnv1a64
-
-        key = f"h{fnv1a64(session_id.encode(errors='surrogateescape')):016x}"
+        key = f"h{_fnv1a64(session_id.encode(errors='surrogateescape')):016x}"
     return directory / f"{runtime}-{key}"
+
+
+def _fnv1a64(data: bytes) -> int:
+    """A stable hash without hashlib (the hook path keeps its imports light)."""
+    h = 0xCBF29CE484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
 
 
 def pinned(directory: Path, runtime: str, session_id: str) -> Path | None:
