@@ -302,6 +302,9 @@ LEAD_SESSION = Session(
             verdict="block", sees="Build role cannot write game code directly (enemy.gd)",
             records=(rec("file_write", file="enemy.gd", via="Bash"), rec("hook_block", gate="check_shell_writes")),
             files={"src/enemy.gd": None}, proves=("check_shell_writes",))),
+        Tool(tool="Bash", input={"command": "hookgate uninstall claude --project ."}, expect=Expect(
+            verdict="block", sees="`hookgate uninstall claude --project .` changes hookgate's own registration",
+            records=(rec("hook_block", gate="check_hookgate_commands"),), proves=("check_hookgate_commands",))),
         Tool(tool="Read", input={"file_path": "assets/hero.png"}, expect=Expect(
             verdict="block", sees="Dispatch an analyst subagent to analyze 'hero.png' instead.",
             records=(rec("hook_block", gate="check_asset_access"),), proves=("check_asset_access",))),

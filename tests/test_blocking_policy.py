@@ -38,6 +38,7 @@ ESSENTIAL_BLOCKERS = {
     "core/hookgate/installers/plugin_hooks.py": "the runtime plugins' commands: no hookgate on PATH (or, under Codex, a crashed one) exits 2 on gating events",
     "core/hookgate/pipeline/permissions.py": "check_file_permissions: the role and subagent write rules",
     "core/hookgate/pipeline/shell_writes.py": "check_shell_writes: a shell write meets the rules of a Write",
+    "core/hookgate/pipeline/self_protect.py": "check_hookgate_commands: no agent runs hookgate install/uninstall while a role is active",
     "core/hookgate/pipeline/stages.py": "stage_reminder and check_stage_prerequisites",
     "core/hookgate/pipeline/assets.py": "check_asset_access: the lead delegates image reads",
     "core/hookgate/pipeline/subagent_stop.py": "check_worker_report: a pipeline subagent's report must pass",

@@ -82,7 +82,9 @@ def test_a_role_set_after_the_last_session_ended_is_kept(pipe):
 
 def test_a_role_written_during_a_session_is_stale_at_the_next(pipe):
     pipe.session_start()
-    pipe.role("evaluate")  # a /gm-* skill's first action
+    pipe.role("evaluate")  # a /gm-* skill's first action: a Write of the role file, which then ends
+    pipe.call({"hook_event_name": "PostToolUse", "tool_name": "Write", "tool_response": {},
+               "tool_input": {"file_path": str(pipe.root / ".hookgate" / "current_role"), "content": "evaluate\n"}})
     pipe.call({"hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
     Pipeline(pipe.root, "s2").session_start("resume")
     assert not (pipe.root / ".hookgate" / "current_role").exists()

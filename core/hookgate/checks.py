@@ -128,6 +128,20 @@ def check_config(setup: Setup) -> list[Finding]:
     return [Finding("ok", f"{where}: preset {config.preset}, {count} gate{'' if count == 1 else 's'}{layout}")]
 
 
+def check_nested_projects(setup: Setup) -> list[Finding]:
+    """A .hookgate/ below the project: a sub-project of its own, or one an agent made (while a
+    role is active that is refused, and it never changes which root governs a running session)."""
+    from hookgate.store.project import Project
+
+    nested, stopped = Project(setup.project).nested_projects()
+    found = [Finding("info", f"{marker.relative_to(setup.project)}: a project of its own, governing only "
+                             "the sessions that start inside it", f"if you did not make it: rm -r {shlex.quote(str(marker))}")
+             for marker in nested]
+    if stopped:
+        found.append(Finding("info", "the project is too large to look for every nested .hookgate/; the ones listed were found first"))
+    return found or [Finding("ok", "no .hookgate/ below the project")]
+
+
 def check_runtime_versions(setup: Setup) -> list[Finding]:
     """Each runtime on PATH against the versions the parity report proves (hookgate.parity.installed)."""
     from .parity.capabilities import proven

@@ -8,6 +8,7 @@ a well-formed answer that follows the fail mode of the gates involved, never a t
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Mapping, Protocol, Sequence
 
 import msgspec
@@ -20,6 +21,7 @@ from .errors import ConfigError, PayloadError
 from .model.events import Event
 from .model.verdicts import Refusal, Verdict, combine
 from .engine_builder import build_engine
+from .store.pin import governing_root
 from .store.project import Project
 from .store.session import SessionStore, stamp
 
@@ -50,8 +52,10 @@ class Policy(msgspec.Struct):
     error: str | None = None  # the config could not be loaded; the preset's gates stand in
 
 
-def load_policy(cwd: str | None, env: Mapping[str, str] = os.environ) -> Policy:
-    root = Project.find(cwd, env).root
+def load_policy(cwd: str | None, env: Mapping[str, str] = os.environ, root: Path | None = None) -> Policy:
+    """The policy of `root` (a session's governing root, see store/pin.py), else of the project
+    found from `cwd`."""
+    root = root if root is not None else Project.find(cwd, env).root
     try:
         project, config = open_project(root)
         engine = build_engine(config, project)
@@ -97,7 +101,7 @@ def handle(dialect: Dialect, raw: bytes, env: Mapping[str, str] = os.environ, ev
             error = None if events else "the payload held no event"
         except PayloadError as exc:
             error = str(exc)
-        policy = load_policy(events[0].cwd if events else None, env)
+        policy = load_policy(events[0].cwd if events else None, env, _root(dialect, events, env))
         if error is not None:
             return _failed(dialect, policy, event_hint, error)
         verdict, _, ctx = decide(policy, events)
@@ -108,6 +112,16 @@ def handle(dialect: Dialect, raw: bytes, env: Mapping[str, str] = os.environ, ev
         return answer
     except Exception as exc:  # a bug in hookgate itself: still answer, per the fail mode
         return _crashed(dialect, events, event_hint, exc, env)
+
+
+def _root(dialect: Dialect, events: Sequence[Event], env: Mapping[str, str]) -> Path | None:
+    """The root that governs this call's session; None when the payload held no event."""
+    if not events:
+        return None
+    # a runtime that names its project for its hooks says so in its dialect (Claude Code's env)
+    project_dir = getattr(dialect, "project_dir", None)
+    return governing_root(events[0].cwd or None, env, dialect.runtime, events[0].session_id,
+                          project_dir(env) if project_dir else None)
 
 
 def _failed(dialect: Dialect, policy: Policy, event_name: str, error: str) -> Answer:
@@ -123,7 +137,7 @@ def _crashed(dialect: Dialect, events: list[Event], event_hint: str, exc: Except
     name = events[0].name if events else event_hint
     error = f"internal error: {type(exc).__name__}: {exc}"
     try:
-        policy = load_policy(events[0].cwd if events else None, env)
+        policy = load_policy(events[0].cwd if events else None, env, _root(dialect, events, env))
         return _failed(dialect, policy, name, error)
     except Exception:
         return last_resort(name, error)

@@ -43,14 +43,58 @@ def _marker_parts(markers: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(part.lower() for part in marker.strip("/").split("/") if part) for marker in markers)
 
 
-def matches(rel: str, pattern: str) -> bool:
-    """See presets/godot.toml for the pattern language."""
+def matches(rel: str, pattern: str, root: str | None = None) -> bool:
+    """See presets/godot.toml for the pattern language. `root` (the project's, as `readings` saw
+    it) lets a pattern anchored outside the project match where that place lies inside it."""
+    if pattern[:1] in ("~", "$"):
+        anchored = anchor(pattern)
+        if anchored is None:
+            return False
+        if root is not None:
+            for form in _longest_first((root,)):
+                if anchored.startswith(form.lower()):
+                    anchored = anchored[len(form):]
+                    break
+        return fnmatchcase(rel, anchored)
     pattern = pattern.lower()
     if pattern.startswith("/"):
         return fnmatchcase(rel, pattern[1:])
     if "/" in pattern:
         return fnmatchcase(rel, pattern)
     return fnmatchcase(rel.rsplit("/", 1)[-1], pattern)
+
+
+def anchor(pattern: str) -> str | None:
+    """A pattern that starts at a place outside the project ("~/.claude/settings.json",
+    "$CODEX_HOME/hooks.json", "$HOOKGATE_INSTALL/*"), as the absolute lower-case pattern it names
+    now; None when that place is not set (the pattern then matches nothing)."""
+    head, _, rest = pattern.partition("/")
+    if head == "~":
+        base = os.path.expanduser("~")
+    elif head.startswith("$"):
+        name = head[1:]
+        base = os.environ.get(name) or (_BUILTIN_PLACES[name]() if name in _BUILTIN_PLACES else "")
+    else:
+        return None
+    if not base.startswith("/"):
+        return None
+    return os.path.join(os.path.normpath(base), rest).lower()
+
+
+def _hookgate_install() -> str:
+    import hookgate
+
+    return os.path.dirname(os.path.realpath(hookgate.__file__))
+
+
+def _hookgate_bin() -> str:
+    import sys
+
+    return os.path.dirname(sys.executable)
+
+
+# places hookgate knows itself, for patterns that must follow its own install
+_BUILTIN_PLACES = {"HOOKGATE_INSTALL": _hookgate_install, "HOOKGATE_BIN": _hookgate_bin}
 
 
 def _relative(absolute: str, roots: tuple[str, ...]) -> str:

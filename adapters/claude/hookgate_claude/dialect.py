@@ -7,7 +7,7 @@ answer is exit 0 with JSON on stdout: per event, the one field Claude honours fo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import msgspec
 
@@ -81,3 +81,9 @@ def _reason(verdict: Verdict) -> str:
             return reason
     return ""
 
+
+
+def project_dir(env: Mapping[str, str]) -> str | None:
+    """The session's project as Claude Code names it for its hooks: unlike the payload's cwd, a
+    `cd` in the Bash tool does not move it (store/pin.py starts from it)."""
+    return env.get("CLAUDE_PROJECT_DIR") or None

@@ -24,7 +24,8 @@ __all__ = ["Finding", "Setup", "checks", "main", "report", "run"]
 def checks() -> list[tuple[str, str]]:
     """(name, "module:function") of every check, in the order the report lists them."""
     table = [("python", "hookgate.checks:check_python"), ("node", "hookgate.checks:check_node"),
-             ("config", "hookgate.checks:check_config"), ("versions", "hookgate.checks:check_runtime_versions")]
+             ("config", "hookgate.checks:check_config"), ("nested projects", "hookgate.checks:check_nested_projects"),
+             ("versions", "hookgate.checks:check_runtime_versions")]
     for plug in PLUGS:
         module = f"{plug.package}.checks"
         try:

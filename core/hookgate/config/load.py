@@ -178,6 +178,7 @@ def _check_references(config: Config, source: str) -> None:
     for role, rule_set in pipeline.roles.items():
         check_set(rule_set, f"$.pipeline.roles.{role}")
     check_rules(pipeline.subagents.always, "$.pipeline.subagents.always")
+    check_rules(pipeline.protect.rules, "$.pipeline.protect.rules")
     for kind, rule_set in pipeline.subagents.types.items():
         check_set(rule_set, f"$.pipeline.subagents.types.{kind}")
     _check_pipeline_names(pipeline, source)

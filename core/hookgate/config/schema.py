@@ -103,6 +103,17 @@ class AssetRead(_Strict, frozen=True):
     reason: str = ""
 
 
+class Protect(_Strict, frozen=True):
+    """Self-protection, while a pipeline role is active: paths no agent may change whatever its
+    role (tried before any role's or subagent's rules), and hookgate subcommands no agent may run
+    from a shell. Off when `enabled` is false, or when no role is active."""
+
+    enabled: bool = True
+    rules: list[PathRule] = []
+    commands: list[str] = []  # `hookgate <command>` refused in a shell command ("install", "uninstall")
+    command_reason: str = ""  # "{command}" is the refused command
+
+
 class Pipeline(_Strict, frozen=True):
     worker_dispatch_roles: list[str] = []
     known_subagent_roles: list[str] = []
@@ -120,6 +131,7 @@ class Pipeline(_Strict, frozen=True):
     paths: dict[str, list[str]] = {}
     roles: dict[str, RuleSet] = {}
     subagents: Subagents = Subagents()
+    protect: Protect = Protect()
 
 
 class GateSettings(_Strict, frozen=True):

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 from ..config.schema import Config
 from ..engine.gate import Gate, Observer
-from . import agents, assets, completion, permissions, session, shell_writes, stages, subagent_stop
+from . import agents, assets, completion, permissions, self_protect, session, shell_writes, stages, subagent_stop
 
 if TYPE_CHECKING:
     from ..store.project import Project
 
 GATES: tuple[Gate, ...] = (
-    *session.GATES, *permissions.GATES, *shell_writes.GATES, *stages.GATES, *assets.GATES, *agents.GATES,
+    *session.GATES, *permissions.GATES, *shell_writes.GATES, *self_protect.GATES, *stages.GATES, *assets.GATES, *agents.GATES,
     *subagent_stop.GATES, *completion.GATES,
 )
 OBSERVERS: tuple[Observer, ...] = (*agents.OBSERVERS, *subagent_stop.OBSERVERS)

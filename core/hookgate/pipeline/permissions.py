@@ -44,7 +44,12 @@ def write_denial(path: str, event: Event, role: str, ctx: Context) -> str | None
     shell-write and patch checks, so every way of writing a file meets the same rules."""
     pipeline = ctx.config.pipeline
     rule_sets = _rule_sets(pipeline, role, event, agent_type_of(event, ctx))
+    protect = pipeline.protect
     for rel in event_readings(path, event, ctx):
+        if protect.enabled:  # hookgate's own files, whatever the role or agent, before any role's rules
+            reason = denial(RuleSet(rules=protect.rules), rel, pipeline.paths, str(ctx.project.root))
+            if reason:
+                return reason
         for rule_set in rule_sets:
             reason = denial(rule_set, rel, pipeline.paths)
             if reason:

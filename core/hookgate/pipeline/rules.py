@@ -15,16 +15,17 @@ def expand(patterns: Iterable[str], classes: Mapping[str, list[str]]) -> list[st
     return expanded
 
 
-def first_match(rules: Iterable[PathRule], rel: str, classes: Mapping[str, list[str]]) -> PathRule | None:
+def first_match(rules: Iterable[PathRule], rel: str, classes: Mapping[str, list[str]],
+                root: str | None = None) -> PathRule | None:
     for rule in rules:
-        if any(matches(rel, p) for p in expand(rule.allow or rule.deny or [], classes)):
+        if any(matches(rel, p, root) for p in expand(rule.allow or rule.deny or [], classes)):
             return rule
     return None
 
 
-def denial(rule_set: RuleSet, rel: str, classes: Mapping[str, list[str]]) -> str | None:
+def denial(rule_set: RuleSet, rel: str, classes: Mapping[str, list[str]], root: str | None = None) -> str | None:
     """The deny reason for `rel` under `rule_set`, or None when it is allowed."""
-    rule = first_match(rule_set.rules, rel, classes)
+    rule = first_match(rule_set.rules, rel, classes, root)
     if rule is None:
         return rule_set.otherwise
     return rule.reason if rule.deny is not None else None

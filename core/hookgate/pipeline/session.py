@@ -1,13 +1,23 @@
 """session_start (seed 000): a session starts from nothing, a pipeline role left over from an
 earlier session is dropped, and the model is told which hookgate and preset guard it.
 
-"Left over" needs a definition that also works when the role is set before the runtime starts
-(`hookgate role set build`, then the agent): at SessionEnd the active role is marked as used
-(the role file's mtime is noted); at the next SessionStart a role still carrying that mark is
-stale and dropped, while a role set after that session ended is kept.
+"Left over from an earlier session" is decided by who owns the role. A role belongs to the session
+that was running when the role file was written: hookgate notes that session as the owner (in
+`role_owner.json` of the state dir, with the role file's mtime) at the first event after the write
+that only a live, working session sends (a prompt, a tool call: the PostToolUse of the very Write
+or `hookgate role set` that set it), or at a SessionStart. A role file written since the note (its
+mtime differs) has no owner yet.
 
+At a session's SessionStart (startup, clear, resume):
+  - a role with no owner was set outside any session (`hookgate role set build` in a terminal,
+    then the agent): this session inherits it and owns it from now on;
+  - a role owned by this session (the one that set it, resumed under the same id) is kept;
+  - a role owned by another session is left over, whether that session ended or was killed
+    without a SessionEnd (a killed Claude Code, a killed OpenCode): it is dropped.
 Compaction fires SessionStart inside a running session; it continues the session, so it keeps
 the session's counters and role (resetting there would forget the workers already dispatched).
+Stop, SessionEnd, Notification and subagent events never claim a role: a session that is only
+idling or closing when the user sets a role for the next one does not take it.
 """
 
 from __future__ import annotations
@@ -23,18 +33,21 @@ from ..store import locked
 from .stage_checks import current_tag
 
 CONTINUING_SOURCES = frozenset({"compact"})
-USED_ROLE_FILE = "used_role.json"
+ROLE_OWNER_FILE = "role_owner.json"
+# events only a live session that is working sends: the role was there while it worked
+CLAIMING_EVENTS = ("UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure")
 
 
 def session_start(event: Event, ctx: Context) -> Verdict | None:
-    if event.name == "SessionEnd":
-        _mark_role_used(ctx)
+    if event.name != "SessionStart":
+        _claim_role(event, ctx)
         return None
     source = getattr(event, "source", "startup")
     if source not in CONTINUING_SOURCES:
         ctx.session.reset()
-        dropped = _drop_stale_role(ctx)
+        dropped = _drop_stale_role(event, ctx)
         ctx.record("session_start", source=source, dropped_role=dropped)
+    _claim_role(event, ctx)
     text = banner(ctx)
     return ContextVerdict(context=text) if text else None
 
@@ -57,22 +70,32 @@ def banner(ctx: Context) -> str | None:
     return layout.banner.format(version=version, tag=tag) if tag else layout.banner_untagged.format(version=version)
 
 
-def _mark_role_used(ctx: Context) -> None:
-    mtime = _role_mtime(ctx)
-    if mtime is not None:
-        mark = {"role": ctx.project.current_role(), "mtime_ns": mtime}
-        locked.replace(ctx.project.state_dir / USED_ROLE_FILE, msgspec.json.encode(mark))
-
-
-def _drop_stale_role(ctx: Context) -> str | None:
+def role_owner(ctx: Context) -> str | None:
+    """The session that owns the active role file as it is now; None when nobody does yet."""
     mtime = _role_mtime(ctx)
     if mtime is None:
         return None
     try:
-        mark = msgspec.json.decode(locked.read(ctx.project.state_dir / USED_ROLE_FILE) or b"{}")
+        note = msgspec.json.decode(locked.read(ctx.project.state_dir / ROLE_OWNER_FILE) or b"{}")
     except msgspec.DecodeError:
-        mark = {}
-    if not isinstance(mark, dict) or mark.get("mtime_ns") != mtime:
+        return None
+    if not isinstance(note, dict) or note.get("mtime_ns") != mtime or not isinstance(note.get("session_id"), str):
+        return None
+    return note["session_id"]
+
+
+def _claim_role(event: Event, ctx: Context) -> None:
+    mtime = _role_mtime(ctx)
+    if mtime is None or not event.session_id or role_owner(ctx) is not None:
+        return
+    note = {"session_id": event.session_id, "runtime": event.runtime, "role": ctx.project.current_role(),
+            "mtime_ns": mtime}
+    locked.replace(ctx.project.state_dir / ROLE_OWNER_FILE, msgspec.json.encode(note))
+
+
+def _drop_stale_role(event: Event, ctx: Context) -> str | None:
+    owner = role_owner(ctx)
+    if owner is None or owner == event.session_id:
         return None
     role = ctx.project.current_role()
     ctx.project.clear_role()
@@ -89,10 +112,10 @@ def _role_mtime(ctx: Context) -> int | None:
 GATES = (
     Gate(
         id="session_start",
-        events=("SessionStart", "SessionEnd"),
+        events=("SessionStart", *CLAIMING_EVENTS),
         check=session_start,
         priority=0,
         needs=("fires:SessionStart", "context:SessionStart?"),
-        description="resets the session, drops a stale pipeline role, names hookgate's version and preset",
+        description="resets the session, drops a pipeline role another session owns, names hookgate's version and preset",
     ),
 )

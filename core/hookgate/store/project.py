@@ -29,6 +29,7 @@ from .session import SessionStore
 HOOKGATE_DIR = ".hookgate"
 # a folder that makes the directory holding it a project
 PROJECT_MARKERS = (HOOKGATE_DIR, named_layout(GODOTMAKER).dir)
+_NOT_PROJECTS = frozenset({".git", "node_modules", ".venv"})
 ROLE_NAME = re.compile(r"[a-z][a-z0-9_-]{0,63}")
 
 
@@ -58,21 +59,40 @@ class Project:
 
     @classmethod
     def find(cls, cwd: str | os.PathLike[str] | None, env: Mapping[str, str] = os.environ) -> "Project":
-        """The project a hook call belongs to: HOOKGATE_PROJECT_DIR, else the nearest directory
-        at or above cwd that has a .hookgate/, else the runtime's project dir, else cwd."""
+        """The project a command run in `cwd` belongs to: HOOKGATE_PROJECT_DIR, else `locate`.
+        A hook call is governed by its session's pinned root instead (store/pin.py)."""
         if env.get("HOOKGATE_PROJECT_DIR"):
             return cls(Path(env["HOOKGATE_PROJECT_DIR"]).resolve())
+        return cls(cls.locate(cwd))
+
+    @staticmethod
+    def locate(start: str | os.PathLike[str] | None) -> Path:
+        """The nearest directory at or above `start` that is a project (PROJECT_MARKERS), else
+        `start` itself."""
         try:
-            start = Path(cwd or os.getcwd()).resolve()
+            where = Path(start or os.getcwd()).resolve()
         except (OSError, ValueError):  # a cwd no filesystem can hold (NUL byte, too long)
-            start = Path(os.getcwd()).resolve()
-        for directory in (start, *start.parents):
+            where = Path(os.getcwd()).resolve()
+        for directory in (where, *where.parents):
             if any((directory / marker).is_dir() for marker in PROJECT_MARKERS):
-                return cls(directory)
-        for var in ("CLAUDE_PROJECT_DIR",):
-            if env.get(var):
-                return cls(Path(env[var]).resolve())
-        return cls(start)
+                return directory
+        return where
+
+    def nested_projects(self, max_dirs: int = 50_000) -> tuple[list[Path], bool]:
+        """The folders below the root that are projects of their own (a .hookgate/ or a
+        .godotmaker/: each governs only the sessions that start inside it), and whether the walk
+        stopped at `max_dirs` folders."""
+        found: list[Path] = []
+        seen = 0
+        for folder, dirs, _ in os.walk(self.root):
+            seen += 1
+            if seen > max_dirs:
+                return found, True
+            markers = [d for d in dirs if d in PROJECT_MARKERS]
+            if markers and Path(folder) != self.root:
+                found.extend(Path(folder) / marker for marker in markers)
+            dirs[:] = [d for d in dirs if d not in _NOT_PROJECTS and d not in PROJECT_MARKERS]
+        return found, False
 
     def session(self, session_id: str) -> SessionStore:
         return SessionStore(self.state_dir, session_id, self.layout)

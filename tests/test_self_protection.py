@@ -1,0 +1,171 @@
+"""Self-protection ([pipeline.protect] of the preset): while a pipeline role is active no agent
+changes hookgate's registrations, policy or install, by any tool. Real hook processes; each shell
+form refused is first run in real bash on a copy of the project, to prove it really changes the
+protected file (a refusal of a command that writes nothing would prove nothing)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hookgate.pipeline.self_protect import hookgate_runs
+from support import HOOKGATE, run_hook
+
+REGISTRATION = "hookgate's runtime registration"
+POLICY = "hookgate's policy and install"
+COMMAND = "changes hookgate's own registration"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text('{"hooks": {}}\n')
+    return home
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project with hookgate installed for all three runtimes (made once, copied per test)."""
+    work = tmp_path_factory.mktemp("installed") / "game"
+    work.mkdir()
+    for runtime in ("claude", "codex", "opencode"):
+        subprocess.run([HOOKGATE, "install", runtime, "--project", str(work)], cwd=work, check=True,
+                       capture_output=True, env={**os.environ, "HOME": str(work.parent)})
+    return work
+
+
+@pytest.fixture
+def root(tmp_path: Path, installed: Path) -> Path:
+    """The installed project, in role build."""
+    work = tmp_path / "game"
+    shutil.copytree(installed, work, symlinks=True)
+    (work / ".hookgate" / "policies").mkdir(parents=True)
+    (work / ".hookgate" / "config.toml").write_text('preset = "godot"\n')
+    (work / ".hookgate" / "hooks.json").write_text('{"hooks": {}}\n')
+    (work / ".hookgate" / "current_role").write_text("build\n")
+    return work
+
+
+def pre(root: Path, home: Path, tool: str, agent: str | None = None, runtime: str = "claude",
+        **tool_input) -> tuple[bool, str]:
+    payload = {"session_id": "s1", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": tool,
+               "tool_input": tool_input}
+    if agent:
+        payload.update(agent_id=agent, agent_type="worker")
+    done = run_hook(runtime, payload, root, "--event", "PreToolUse", env={"HOME": str(home)})
+    if runtime == "codex":
+        return done.returncode == 2, done.stderr.decode()
+    assert done.returncode == 0, done.stderr
+    specific = json.loads(done.stdout or b"{}").get("hookSpecificOutput", {})
+    return specific.get("permissionDecision") == "deny", specific.get("permissionDecisionReason", "")
+
+
+PROTECTED_FILES = [
+    (".claude/settings.json", REGISTRATION), (".claude/settings.local.json", REGISTRATION),
+    (".codex/hooks.json", REGISTRATION), (".codex/config.toml", REGISTRATION),
+    (".opencode/plugin/hookgate.js", REGISTRATION), (".hookgate/config.toml", POLICY),
+    (".hookgate/hooks.json", POLICY), (".hookgate/policies/allow_all.py", POLICY),
+    (".hookgate/stage_schemas.json", POLICY), ("{home}/.claude/settings.json", REGISTRATION),
+    ("{home}/.codex/hooks.json", REGISTRATION), ("{home}/.hookgate/hooks.json", POLICY),
+    ("{state}/hookgate/pins/claude-s1", POLICY),
+    ("{home}/.claude/plugins/cache/hookgate/hookgate/hooks/hooks.json", REGISTRATION),
+]
+
+
+@pytest.mark.parametrize("path, kind", PROTECTED_FILES)
+def test_write_and_edit_of_hookgates_own_files_are_refused(root: Path, home: Path, path: str, kind: str) -> None:
+    target = path.format(home=home, state=os.environ["XDG_STATE_HOME"])
+    for tool, fields in (("Write", {"content": "{}"}), ("Edit", {"old_string": "a", "new_string": "b"})):
+        refused, reason = pre(root, home, tool, file_path=target, **fields)
+        assert refused and reason.startswith(kind), (tool, reason)
+    # a worker too, and through Codex's patch
+    assert pre(root, home, "Write", agent="w1", file_path=target, content="{}")[0]
+    if not target.startswith("/"):
+        patch = f"*** Begin Patch\n*** Add File: {target}\n+x\n*** End Patch\n"
+        assert pre(root, home, "apply_patch", runtime="codex", command=patch)[0]
+
+
+SHELL_FORMS = [
+    ("sed -i 's/hookgate/true/g' .claude/settings.json", ".claude/settings.json", REGISTRATION),
+    ("rm .opencode/plugin/hookgate.js", ".opencode/plugin/hookgate.js", REGISTRATION),
+    ("rm -rf .opencode", ".opencode/plugin/hookgate.js", REGISTRATION),
+    ("echo '{}' > .codex/hooks.json", ".codex/hooks.json", REGISTRATION),
+    ("python3 -c \"open('.hookgate/config.toml', 'w').write('preset = \\\"none\\\"')\"", ".hookgate/config.toml", POLICY),
+    ("mv .claude/settings.json /tmp/settings.json.bak", ".claude/settings.json", REGISTRATION),
+    ("cd .hookgate && printf 'x' > hooks.json", ".hookgate/hooks.json", POLICY),
+    (f"{HOOKGATE} uninstall claude --project .", ".claude/settings.json", COMMAND),
+    ("hookgate uninstall claude --project .", ".claude/settings.json", COMMAND),
+    (f"bash -c '{HOOKGATE} uninstall codex --project .'", ".codex/hooks.json", COMMAND),
+    (f"PATH={Path(HOOKGATE).parent}:$PATH; hookgate uninstall opencode --project .", ".opencode/plugin/hookgate.js", COMMAND),
+    (f"{Path(HOOKGATE).with_name('python')} -m hookgate uninstall claude --project .", ".claude/settings.json", COMMAND),
+]
+
+
+@pytest.mark.parametrize("command, changed, kind", SHELL_FORMS)
+def test_shell_forms_that_change_hookgates_own_files_are_refused(root: Path, home: Path, tmp_path: Path,
+                                                                  command: str, changed: str, kind: str) -> None:
+    # ground truth: in real bash, on a copy, the command changes the protected file
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy, symlinks=True)
+    before = (copy / changed).read_bytes()
+    env = {**os.environ, "HOME": str(home), "HOOKGATE_PROJECT_DIR": str(copy),
+           "PATH": f"{Path(HOOKGATE).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"}  # the agent's shell finds hookgate
+    subprocess.run(["bash", "-c", command], cwd=copy, env=env, capture_output=True, timeout=60)
+    assert not (copy / changed).exists() or (copy / changed).read_bytes() != before, command
+
+    for runtime in ("claude", "codex"):
+        refused, reason = pre(root, home, "Bash", runtime=runtime, command=command)
+        assert refused and kind in reason, (runtime, reason)
+    assert (root / changed).read_bytes() == before
+
+
+HARMLESS = [
+    "cat .claude/settings.json", "grep -n hookgate .codex/hooks.json", "echo hookgate uninstall",
+    "grep -rn 'hookgate uninstall' README.md", "hookgate role show", "hookgate doctor",
+    "git commit -m 'document hookgate install'", "ls .hookgate/policies", "cp .hookgate/config.toml /tmp/cfg.bak",
+]
+
+
+@pytest.mark.parametrize("command", HARMLESS)
+def test_reading_hookgates_files_and_naming_its_commands_pass(root: Path, home: Path, command: str) -> None:
+    assert pre(root, home, "Bash", command=command) == (False, "")
+
+
+def test_off_when_no_role_is_active_and_when_the_config_turns_it_off(root: Path, home: Path) -> None:
+    (root / ".hookgate" / "current_role").unlink()
+    assert pre(root, home, "Write", file_path=".claude/settings.json", content="{}") == (False, "")
+    assert pre(root, home, "Bash", command="hookgate uninstall claude --project .") == (False, "")
+    (root / ".hookgate" / "current_role").write_text("build\n")
+    (root / ".hookgate" / "config.toml").write_text('preset = "godot"\n[pipeline.protect]\nenabled = false\n')
+    assert pre(root, home, "Write", file_path=".claude/settings.json", content="{}") == (False, "")
+    assert pre(root, home, "Bash", command="hookgate uninstall claude --project .") == (False, "")
+
+
+def test_protect_rules_come_before_a_roles_allow(root: Path, home: Path) -> None:
+    """gdd may write .hookgate/ (its `@state` allow): not hookgate's own policy files."""
+    (root / ".hookgate" / "current_role").write_text("gdd\n")
+    assert pre(root, home, "Write", file_path=".hookgate/config.toml", content="")[0]
+    assert pre(root, home, "Write", file_path=".hookgate/notes.json", content="") == (False, "")
+
+
+@pytest.mark.parametrize("command, runs", [
+    ("hookgate uninstall claude", [["uninstall", "claude"]]),
+    ("sudo env X=1 timeout 5 hookgate install codex --user", [["install", "codex", "--user"]]),
+    ("\"$(command -v hookgate)\" uninstall claude", [["uninstall", "claude"]]),
+    ("`which hookgate` uninstall claude", [["uninstall", "claude"]]),
+    ("echo ok; python3 -m hookgate uninstall opencode", [["uninstall", "opencode"]]),
+    ("sh -lc \"cd /x && hookgate uninstall claude\"", [["uninstall", "claude"]]),
+    ("echo $(hookgate uninstall claude)", [["uninstall", "claude"]]),
+    ("eval 'hookgate uninstall claude'", [["uninstall", "claude"]]),
+    ("echo hookgate uninstall", []),
+    ("grep 'hookgate uninstall' notes.md", []),
+    ("man hookgate", []),
+])
+def test_runs_of_hookgate_are_found_in_a_command(command: str, runs: list[list[str]]) -> None:
+    assert list(hookgate_runs(command)) == runs
