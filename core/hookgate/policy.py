@@ -23,6 +23,7 @@ GATE_SOURCES: tuple[str, ...] = (
     "hookgate.pipeline",
     "hookgate.commandhooks",
     "hookgate.registry",
+    "hookgate.effect",
 )
 
 

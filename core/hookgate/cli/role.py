@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from hookgate.effect import note_allowed
 from hookgate.store.project import Project
 
 
@@ -23,13 +24,17 @@ def main(args: list[str]) -> int:
             project.set_role(ns.role)
         except ValueError as exc:
             parser.error(str(exc))
+        note_allowed(project.state_dir, [project.role_path], project.root)  # no effect check reverts it
         known = _known_roles(project)
         if known and ns.role not in known:
             print(f"warning: {ns.role!r} is not a role of the config ({', '.join(sorted(known))}); "
                   "its writes fall under the '*' rules")
         print(f"active role: {ns.role}")
     elif ns.action == "clear":
-        print("role cleared" if project.clear_role() else "no role was active")
+        cleared = project.clear_role()
+        if cleared:
+            note_allowed(project.state_dir, [project.role_path], project.root)
+        print("role cleared" if cleared else "no role was active")
     else:
         role = project.current_role()
         print(role or "(no active role)")

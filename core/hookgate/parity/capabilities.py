@@ -33,12 +33,28 @@ class EventCapabilities(msgspec.Struct, frozen=True, forbid_unknown_fields=True)
     ask: Capability = NONE
 
 
+class AfterHooks(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Where a runtime tells hookgate that a tool call is over, so its effect can be checked and
+    put back (hookgate.effect): the event for a call that succeeded and for one that failed, and
+    the tools (a matcher on canonical names) those events fire for. "" = no such event."""
+
+    success: str = ""
+    failure: str = ""
+    tools: str = ""
+    note: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.success and self.failure and self.tools)
+
+
 class Runtime(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     runtime: str
     version: str
     package: str
     events: dict[str, EventCapabilities]
     limits: dict[str, int | str] = {}
+    after: AfterHooks = AfterHooks()
 
     @property
     def label(self) -> str:
@@ -47,6 +63,12 @@ class Runtime(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     def capability(self, name: str, event: str) -> Capability:
         caps = self.events.get(event)
         return getattr(caps, name) if caps is not None else Capability(level="none", note=f"no {event} event")
+
+
+def runtime_table(name: str) -> Runtime | None:
+    """The capability table of a runtime by name (the newest version when several are held)."""
+    found = [table for table in runtimes() if table.runtime == name]
+    return found[-1] if found else None
 
 
 @cache
