@@ -5,6 +5,9 @@
 //
 //   tool.execute.before            PreToolUse        refusal: throw Error(reason), the model sees it
 //   tool.execute.after             PostToolUse       context / refusal appended to the tool output
+//   event message.part.updated     PostToolUseFailure a tool part in state error (a thrown or aborted
+//                                                     call, which has no tool.execute.after): a refusal
+//                                                     reaches the model as a queued note
 //   event session.created          SessionStart      (a child session: SubagentStart, and the
 //                                                     sessionID -> {parent, agent} map is updated)
 //   chat.message                   UserPromptSubmit  refusal: throw; context appended to the prompt
@@ -142,6 +145,20 @@ export const HookgatePlugin = async (input, options = {}) => {
     await decide(t.sessionEnd(await who(sessionID), directory, "other"))
   }
 
+  const failedCalls = new Set() // tool calls whose PostToolUseFailure was sent
+
+  /** A call that threw or was aborted: its after-event, so the effect check sees what it changed. */
+  async function onToolError(part) {
+    if (!part.callID || failedCalls.has(part.callID)) return
+    failedCalls.add(part.callID)
+    const verdict = await decide(t.postToolUseFailure(part, await who(part.sessionID), directory))
+    if (!t.refuses(verdict)) return
+    const parts = [{ type: "text", text: `[hookgate] ${t.refusal(verdict)}` }]
+    const answer = await client.session.prompt({ path: { id: part.sessionID }, body: { noReply: true, parts } })
+      .catch((error) => ({ error: error?.message ?? error }))
+    if (answer?.error) log("warn", `could not tell the model what was put back: ${JSON.stringify(answer.error)}`)
+  }
+
   function guard(what, promise) {
     promise.catch((error) => log("error", `${what} failed: ${error?.message ?? error}`))
     return promise
@@ -227,6 +244,8 @@ export const HookgatePlugin = async (input, options = {}) => {
       } else if (event?.type === "session.deleted" && props.info?.id) {
         guard("session end", endSession(props.info.id))
         for (const map of [turns, starts, startContext, childStops]) map.delete(props.info.id)
+      } else if (event?.type === "message.part.updated" && props.part?.type === "tool" && props.part.state?.status === "error") {
+        guard("post tool use failure", onToolError(props.part))
       } else if (event?.type === "permission.asked") {
         guard("permission request", onPermission(props))
       }

@@ -66,13 +66,23 @@ export function patchEvents(input, args, who, cwd) {
     } else if (current?.[0] === "Write" && line.startsWith("+")) current[1].content += line.slice(1) + "\n"
   }
   if (!ops.length) return null
-  return ops.map(([tool, toolInput]) => ({ ...base("PreToolUse", who, cwd), tool_name: tool, tool_input: toolInput, tool_use_id: input.callID }))
+  // `patch` marks each file event as one of a patch call, which the effect check wraps
+  return ops.map(([tool, toolInput]) => ({
+    ...base("PreToolUse", who, cwd), tool_name: tool, tool_input: { ...toolInput, patch: true }, tool_use_id: input.callID,
+  }))
 }
 
 export const postToolUse = (input, output, who, cwd) => ({
   ...base("PostToolUse", who, cwd), tool_name: toolName(input.tool), tool_input: toolInput(input.args),
   tool_use_id: input.callID,
   tool_response: { title: output?.title, output: output?.output, metadata: output?.metadata },
+})
+
+/** A tool call that threw or was aborted (a tool part in state "error"): tool.execute.after never
+ * comes for it, so this is its after-event. */
+export const postToolUseFailure = (part, who, cwd) => ({
+  ...base("PostToolUseFailure", who, cwd), tool_name: toolName(part.tool), tool_input: toolInput(part.state?.input),
+  tool_use_id: part.callID, error: String(part.state?.error ?? ""),
 })
 
 export const sessionStart = (who, cwd) => ({ ...base("SessionStart", who, cwd), source: "startup" })

@@ -11,6 +11,8 @@ Gates (a gate source of policy.GATE_SOURCES):
                    call changed, created or deleted is put back, the model is told which and why
                    (a block of the after-event), and `write_reverted` is recorded;
 observers:
+  effect_begin     once the PreToolUse is decided: a refused call's reading is dropped, an
+                   allowed one is noted in the ledger as running;
   effect_ledger    writes hookgate allowed (a Write/Edit a PreToolUse let through) and their end,
                    so a concurrent call's check does not revert them (ledger.py).
 """
@@ -96,6 +98,14 @@ def _restore(event: "Event", ctx: "Context") -> "Verdict | None":
     return check_after(event, ctx)
 
 
+def _begin(event: "Event", decision: "Decision", ctx: "Context") -> None:
+    if not wrapped(event, ctx) or _role(ctx) is None or not getattr(event, "tool_use_id", None):
+        return
+    from .check import begin
+
+    begin(event, ctx, decision.verdict.refuses)
+
+
 def _note_write(event: "Event", decision: "Decision", ctx: "Context") -> None:
     """A Write/Edit hookgate let through, while a role is active: no concurrent check reverts it."""
     if decision.verdict.refuses or _role(ctx) is None or not ctx.config.effect.enabled:
@@ -151,6 +161,8 @@ GATES = (
     ),
 )
 OBSERVERS = (
+    Observer(id="effect_begin", events=("PreToolUse",), observe=_begin,
+             description="a refused call's reading is dropped; an allowed one is noted as running"),
     Observer(id="effect_ledger", events=("PreToolUse",), matcher=FILE_TOOL_MATCHER, observe=_note_write,
              description="writes hookgate allowed, which no concurrent effect check reverts"),
     Observer(id="effect_ledger_end", events=("PostToolUse", "PostToolUseFailure"), matcher=FILE_TOOL_MATCHER,

@@ -21,7 +21,7 @@ from ..model.verdicts import Block, Verdict
 from . import ledger
 from .protection import Agent, Protection, agent_of, protection_for
 from .store import Store, StoreError
-from .tree import File, Index, Skip, file_sig, read_dirs, read_files
+from .tree import File, Index, Skip, changed_files, file_sig, read_dirs
 
 
 class Change(NamedTuple):
@@ -62,15 +62,24 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     protection = protection_for(agent, ctx.config)
     root = str(ctx.project.root)
     now = time.time_ns()
-    index = store.load_index(protection.key) or Index(key=protection.key)
-    dirs = read_dirs(index.dirs, root, now, protection, skip_for(ctx))
-    files: dict[str, File] = {}
-    for rel, st in read_files(dirs, root, now).items():
-        old = index.files.get(rel)
-        sig = file_sig(st, now, old.digest if old else "")
-        files[rel] = old if old is not None and old.same(sig) else _keep(store, root, rel, st, now, ctx)
-    ledger.open_call(store, call, agent)
-    store.save_index(Index(key=protection.key, t=now, agent=tuple(agent), dirs=dirs, files=files), call=call)  # type: ignore[arg-type]
+    index = store.load_index(protection.key)
+    if index is None:
+        index = Index(key=protection.key)
+    dirs, listed = read_dirs(index.dirs, root, now, protection, skip_for(ctx))
+    changed, gone = changed_files(dirs, index.files, root)
+    if not listed and not changed and not gone and index.t:
+        store.link_call(protection.key, call)  # nothing moved since the last reading: it is this call's
+    else:
+        files = dict(index.files)
+        for rel in gone:
+            del files[rel]
+        for rel, st in changed.items():
+            old = files.get(rel)
+            sig = file_sig(st, now, old.digest if old else "")
+            files[rel] = sig if old is not None and _same_bytes(old, st, os.path.join(root, rel)) \
+                else _keep(store, root, rel, st, now, ctx)
+        store.save_index(Index(key=protection.key, t=now, agent=tuple(agent), dirs=dirs, files=files),  # type: ignore[arg-type]
+                         call=call)
     if os.urandom(1)[0] < 4:  # now and then, not on every call
         store.prune_calls()
         ledger.prune(store, ctx.config.effect.ledger_seconds)
@@ -112,24 +121,29 @@ def _read(path: str) -> tuple[bytes | None, os.stat_result | None]:
 
 # -- after -------------------------------------------------------------------------------------
 
-def compare(before: Index, root: str, protection: Protection, skip: Skip, store: Store
-            ) -> tuple[list[Change], dict, dict[str, File], int]:
+def compare(before: Index, root: str, protection: Protection, skip: Skip
+            ) -> tuple[list[Change], dict, dict[str, File], int, bool]:
+    """What the call changed among the protected files, the reading now, and whether that
+    reading differs from `before` at all (only then is it written)."""
     now = time.time_ns()
-    dirs = read_dirs(before.dirs, root, now, protection, skip)
-    now_files: dict[str, File] = {}
+    dirs, listed = read_dirs(before.dirs, root, now, protection, skip)
+    changed, gone = changed_files(dirs, before.files, root)
+    if not listed and not changed and not gone:
+        return [], dirs, before.files, now, False
+    files = dict(before.files)
     changes: list[Change] = []
-    for rel, st in read_files(dirs, root, now).items():
-        old = before.files.get(rel)
-        sig = file_sig(st, now, old.digest if old else "")
+    for rel, st in changed.items():
+        old = files.get(rel)
         if old is None:
             changes.append(Change("created", rel, None))
-        elif old.same(sig) or _same_bytes(old, st, os.path.join(root, rel)):
-            now_files[rel] = sig
+        elif _same_bytes(old, st, os.path.join(root, rel)):
+            files[rel] = file_sig(st, now, old.digest)
         else:
             changes.append(Change("changed", rel, old))
-    changes.extend(Change("deleted", rel, old) for rel, old in before.files.items()
-                   if rel not in now_files and all(c.rel != rel for c in changes))
-    return changes, dirs, now_files, now
+            del files[rel]
+    for rel in gone:
+        changes.append(Change("deleted", rel, files.pop(rel)))
+    return changes, dirs, files, now, True
 
 
 def _same_bytes(old: File, st: os.stat_result, path: str) -> bool:
@@ -156,7 +170,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
         before = _rekeyed(before, protection, store)
     root = str(ctx.project.root)
     skip = skip_for(ctx)
-    changes, dirs, files, now = compare(before, root, protection, skip, store)
+    changes, dirs, files, now, moved = compare(before, root, protection, skip)
     reverted: list[tuple[Change, str]] = []
     failed: list[tuple[Change, str]] = []
     if changes:
@@ -164,7 +178,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
         allows = lambda other, rel: other != agent and protection_for(other, ctx.config).reason(rel) is None  # noqa: E731
         for change in changes:
             path = os.path.join(root, change.rel)
-            if book.excusing(change.rel, before.t, now, call, not agent.in_subagent, allows):
+            if book.excusing(change.rel, book.started(call, before.t), now, call, not agent.in_subagent, allows):
                 try:
                     files[change.rel] = _keep(store, root, change.rel, os.lstat(path), now, ctx)
                 except FileNotFoundError:
@@ -181,8 +195,9 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
                 except FileNotFoundError:
                     pass
     ledger.close(store, call)
-    store.save_index(Index(key=protection.key, t=now, agent=before.agent, dirs=dirs, files=files))
-    store.prune_blobs(ctx.config.effect.max_blobs)
+    if moved:
+        store.save_index(Index(key=protection.key, t=now, agent=before.agent, dirs=dirs, files=files))
+        store.prune_blobs(ctx.config.effect.max_blobs)
     if not reverted and not failed:
         return None
     command = _command(event)
@@ -192,7 +207,26 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     for change, error in failed:
         ctx.record("write_revert_failed", file=os.path.basename(change.rel), path=change.rel, change=change.kind,
                    tool=event.tool_name, command=command, error=error)
-    return Block(reason=_reason(reverted, failed, agent, command))
+    reason = _reason(reverted, failed, agent, command)
+    # a failed call's answer may not carry a refusal to the model (Claude's PostToolUseFailure):
+    # the same text goes as context too
+    return Block(reason=reason, context=reason if event.name == "PostToolUseFailure" else None)
+
+
+def begin(event: Event, ctx: Context, refused: bool) -> None:
+    """After the PreToolUse was decided: a refused call never runs, so its reading is dropped;
+    an allowed one is noted in the ledger as running (what its agent may write is excused while
+    it runs)."""
+    call = call_id(event)
+    if call is None:
+        return
+    store = Store(ctx.project.state_dir)
+    if refused:
+        store.take(call)
+        return
+    before = store.peek(call)
+    if before is not None:
+        ledger.open_call(store, call, Agent(*before.agent))
 
 
 def _rekeyed(before: Index, protection: Protection, store: Store) -> Index:

@@ -101,6 +101,10 @@ class Ledger:
                 continue
         return cls(entries, window)
 
+    def started(self, call: str, default: int) -> int:
+        """When the checked call began (its PreToolUse), as the ledger has it."""
+        return next((e.t for e in self.entries if e.call == call and e.agent is not None), default)
+
     def excusing(self, rel: str, since: int, now: int, own_call: str, main_agent: bool, allows) -> bool:
         """Whether a write hookgate allowed, other than the checked call, covered `rel` at some
         time between `since` (the checked call began) and `now`. `allows(agent, rel)` tells

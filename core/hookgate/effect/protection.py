@@ -71,11 +71,12 @@ class Protection:
     """`reason(rel)`: why this agent may not write the project file `rel` ("/"-separated, as
     named), or None. `key` names the rules it was built from, for what is stored on disk."""
 
-    def __init__(self, rule_sets: list[RuleSet], classes: dict[str, list[str]], markers: list[str]) -> None:
+    def __init__(self, rule_sets: list[RuleSet], classes: dict[str, list[str]], markers: list[str],
+                 agent: Agent | None = None) -> None:
         self._sets = [([_compile(r, classes) for r in s.rules], s.otherwise) for s in rule_sets]
         self._markers = _marker_parts(tuple(markers))
         self._answers: dict[str, str | None] = {}
-        material = msgspec.json.encode([rule_sets, classes, markers])
+        material = msgspec.json.encode([rule_sets, classes, markers, agent])
         self.key = hashlib.sha256(material).hexdigest()[:20]
 
     def reason(self, rel: str) -> str | None:
@@ -110,7 +111,7 @@ def protection_for(agent: Agent, config: Config) -> Protection:
         return hit[1]
     pipeline = config.pipeline
     sets = rule_sets_for(pipeline, agent.role, agent.in_subagent, agent.agent_type)
-    protection = Protection(sets, pipeline.paths, pipeline.worktree_markers)
+    protection = Protection(sets, pipeline.paths, pipeline.worktree_markers, agent)
     if len(_compiled) > 32:
         _compiled.clear()
     _compiled[key] = (config, protection)

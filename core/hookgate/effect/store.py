@@ -68,8 +68,20 @@ class Store:
         safe = hashlib.sha256(call.encode()).hexdigest()[:32]
         return self.calls / f"{safe}.msgpack"
 
+    def link_call(self, key: str, call: str) -> None:
+        """The latest reading, unchanged, is the one `call` starts from."""
+        target = self.call_path(call)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        tmp.unlink(missing_ok=True)
+        os.link(self.index_path(key), tmp)
+        os.replace(tmp, target)
+
     def has_call(self, call: str) -> bool:
         return self.call_path(call).exists()
+
+    def peek(self, call: str) -> Index | None:
+        return self._load(self.call_path(call))
 
     def take(self, call: str) -> Index | None:
         """The reading a call started from, removed so that it is used once (the several events

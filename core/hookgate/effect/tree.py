@@ -94,39 +94,70 @@ def _list(root: str, rel: str, st: os.stat_result, now: int, protection: "Protec
     return Dir(_dir_sig(st, now), files, dirs)
 
 
-def read_dirs(old: dict[str, Dir], root: str, now: int, protection: "Protection", skip: Skip) -> dict[str, Dir]:
-    """The folders of the project now, listing again only those whose signature changed."""
+def read_dirs(old: dict[str, Dir], root: str, now: int, protection: "Protection", skip: Skip
+              ) -> tuple[dict[str, Dir], bool]:
+    """The folders of the project now, listing again only those whose signature changed; and
+    whether any was listed again."""
     dirs: dict[str, Dir] = {}
+    listed = False
     pending = [""]
+    lstat = os.lstat
     while pending:
         rel = pending.pop()
         try:
-            st = os.lstat(os.path.join(root, rel) if rel else root)
+            st = lstat(root + "/" + rel if rel else root)
         except OSError:
+            listed = True
             continue
         if not stat.S_ISDIR(st.st_mode):
+            listed = True
             continue
         prev = old.get(rel)
         if prev is None or prev.sig[2] == 0 or prev.sig != (st.st_ino, st.st_mtime_ns, st.st_ctime_ns):
             prev = _list(root, rel, st, now, protection, skip)
+            listed = True
         dirs[rel] = prev
-        pending.extend(_join(rel, name) for name in prev.dirs)
-    return dirs
+        if prev.dirs:
+            prefix = rel + "/" if rel else ""
+            pending.extend(prefix + name for name in prev.dirs)
+    return dirs, listed
+
+
+def changed_files(dirs: dict[str, Dir], known: dict[str, File], root: str
+                  ) -> tuple[dict[str, os.stat_result], list[str]]:
+    """The protected files the folders name whose lstat is not the one `known` holds (or that
+    `known` does not hold), and the files of `known` that are gone. One lstat per file; nothing
+    is built for a file that did not change, which is nearly all of them."""
+    changed: dict[str, os.stat_result] = {}
+    present = 0
+    lstat = os.lstat
+    get = known.get
+    for rel, folder in dirs.items():
+        if not folder.files:
+            continue
+        prefix = rel + "/" if rel else ""
+        base = root + "/" + prefix
+        for name in folder.files:
+            try:
+                st = lstat(base + name)
+            except OSError:
+                continue
+            key = prefix + name
+            old = get(key)
+            if old is not None:
+                present += 1
+                if (old.ctime_ns == st.st_ctime_ns and old.ctime_ns != 0 and old.ino == st.st_ino
+                        and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns and old.mode == st.st_mode):
+                    continue
+            changed[key] = st
+    gone: list[str] = []
+    if present != len(known):
+        here = set(protected_paths(dirs))
+        gone = [rel for rel in known if rel not in here or not os.path.lexists(root + "/" + rel)]
+    return changed, gone
 
 
 def protected_paths(dirs: dict[str, Dir]) -> Iterable[str]:
     for rel, folder in dirs.items():
         for name in folder.files:
             yield _join(rel, name)
-
-
-def read_files(dirs: dict[str, Dir], root: str, now: int) -> dict[str, os.stat_result]:
-    """lstat of every protected file the folders name (a file gone since is left out)."""
-    out: dict[str, os.stat_result] = {}
-    lstat = os.lstat
-    for rel in protected_paths(dirs):
-        try:
-            out[rel] = lstat(os.path.join(root, rel))
-        except OSError:
-            continue
-    return out
