@@ -58,6 +58,7 @@ export const HookgatePlugin = async (input, options = {}) => {
   const startContext = new Map() // session -> context a start verdict wants the model to see
   const callContext = new Map() // tool call -> context its PreToolUse verdict wants the model to see
   const childStops = new Map() // child session -> its SubagentStop decision (for the parent's task result)
+  const failedCalls = new Set() // tool calls refused before they ran, or whose PostToolUseFailure was sent
 
   async function decide(event) {
     let verdict
@@ -145,7 +146,6 @@ export const HookgatePlugin = async (input, options = {}) => {
     await decide(t.sessionEnd(await who(sessionID), directory, "other"))
   }
 
-  const failedCalls = new Set() // tool calls whose PostToolUseFailure was sent
 
   /** A call that threw or was aborted: its after-event, so the effect check sees what it changed. */
   async function onToolError(part) {
@@ -169,9 +169,15 @@ export const HookgatePlugin = async (input, options = {}) => {
       const resolved = await who(input.sessionID)
       const events = input.tool === "apply_patch" ? t.patchEvents(input, output.args, resolved, directory)
         : [t.preToolUse(input, output.args, resolved, directory)]
-      if (!events) throw new Error("hookgate cannot tell which files this apply_patch changes, so it is not applied")
+      if (!events) {
+        failedCalls.add(input.callID)
+        throw new Error("hookgate cannot tell which files this apply_patch changes, so it is not applied")
+      }
       const verdict = t.combined(await Promise.all(events.map(decide)))
-      if (t.refuses(verdict)) throw new Error(t.refusal(verdict))
+      if (t.refuses(verdict)) {
+        failedCalls.add(input.callID) // refused here, it never ran: no after-event for it
+        throw new Error(t.refusal(verdict))
+      }
       if (verdict.kind === "modify") {
         // the whole input is replaced, as Claude Code's updatedInput; OpenCode 1.18.33 runs the
         // tool with these very args (checked on the real binary), so they are edited in place

@@ -98,3 +98,19 @@ def test_opencode_puts_back_what_a_bash_call_wrote(tmp_path: Path, fake_model: F
     run = run_opencode(work, home, f"{marker} tune the player")
     assert run.returncode == 0, run.stderr[-3000:]
     check(work, player, fake_model, "oc_effect", command, "opencode")
+
+
+@pytest.mark.proves("effect_restore@opencode")
+def test_opencode_puts_back_what_a_bash_call_cut_off_by_its_timeout_wrote(tmp_path: Path, fake_model: FakeModel) -> None:
+    work, home = new_project(tmp_path)
+    hookgate("install", "opencode", "--project", str(work), cwd=work)
+    hookgate("role", "set", "build", cwd=work)
+    configure(work, home, fake_model)
+    player = game(work)
+    command = VARIABLE + "; sleep 20"
+    marker = fake_model.script("oc_effect_timeout",
+                               Call("bash", {"command": command, "description": "tune", "timeout": 1500}), Say("Tuned."))
+    run = run_opencode(work, home, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr[-3000:]
+    check(work, player, fake_model, "oc_effect_timeout", command, "opencode")
+    print({m.get("hook_event") for m in metrics(work) if m["event"] == "write_reverted"})

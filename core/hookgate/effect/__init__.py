@@ -146,7 +146,7 @@ GATES = (
         fail_mode="closed",  # a call let through on the promise of this check is not run unchecked
         priority=900,
         timeout=60.0,  # the first reading of a large project keeps a copy of every protected file
-        needs=("fires:PostToolUse", "block:PostToolUse?"),
+        needs=("fires:PostToolUse",),
         description="the state of the files this agent may not write, before a call that may write",
     ),
     Gate(
@@ -156,8 +156,9 @@ GATES = (
         may_block=True,
         priority=10,
         timeout=60.0,
-        needs=("fires:PostToolUse", "block:PostToolUse?"),
-        description="a protected file the call changed, created or deleted is put back, and the model told",
+        # the failure half: Codex folds failures into PostToolUse, OpenCode's plugin reconstructs it
+        needs=("fires:PostToolUse", "fires:PostToolUseFailure?", "block:PostToolUse?", "context:PostToolUse?"),
+        description="effect check: a protected file a call changed, created or deleted is put back, the model told",
     ),
 )
 OBSERVERS = (
