@@ -225,3 +225,43 @@ def test_a_patch_by_the_lead_that_slips_past_is_put_back(tmp_path):
                                                            tool_response="ok"))
     assert blocked and "src/player.gd" in reason
     assert state(project.root) == before
+
+
+def test_a_codex_patch_is_read_once_and_its_allowed_file_stands(tmp_path):
+    project = build_project(tmp_path / "game", "codex")
+    patch = "*** Begin Patch\n*** Add File: notes2.txt\n+ok\n*** Update File: notes.txt\n@@\n-notes\n+more notes\n*** End Patch\n"
+    call = "call_patch1"
+    tool_input = {"command": patch}
+    assert not project.hook(project.tool_payload("PreToolUse", "apply_patch", tool_input, call))[0]
+    calls = list((project.root / ".hookgate/effect/calls").glob("*.msgpack"))
+    assert len(calls) == 1  # two file events, one reading
+    (project.root / "notes2.txt").write_text("ok\n")
+    (project.root / "notes.txt").write_text("more notes\n")
+    (project.root / "src/player.gd").write_text("changed beside the patch\n")  # what no patch names
+    blocked, reason, _ = project.hook(project.tool_payload("PostToolUse", "apply_patch", tool_input, call,
+                                                           tool_response="Success"))
+    assert blocked and "src/player.gd" in reason and "notes" not in reason
+    assert (project.root / "src/player.gd").read_text() == GD
+    assert (project.root / "notes.txt").read_text() == "more notes\n"
+
+
+def test_a_call_refused_before_it_runs_leaves_no_reading_and_excuses_nothing(project):
+    project.config("")  # the syntax gate on: it refuses this literal write
+    out = project.bash("echo x > src/player.gd", agent=WORKER)
+    assert not out.pre_blocked  # a worker may write game code
+    out = project.bash("echo x >> PLAN.md", agent=WORKER)
+    assert out.pre_blocked
+    assert list((project.root / ".hookgate/effect/calls").glob("*.msgpack")) == []
+    ledger = (project.root / ".hookgate/effect/ledger.jsonl").read_text()
+    assert ledger.count('"agent"') == 1  # only the worker call that ran was noted as running
+
+
+def test_the_store_does_not_grow_without_bound(project):
+    project.config(NO_SYNTAX_GATE + "[effect]\nmax_blobs = 3\n")
+    for i in range(6):
+        project.write("src/player.gd", f"extends Node # {i}\n")  # a new version between calls
+        project.bash("true")
+    blobs = list((project.root / ".hookgate/effect/blobs").iterdir())
+    assert len(blobs) <= 3 + 1  # the copies the readings refer to, pruned past the limit
+    out = project.bash("p=src/player.gd; echo x >> $p")
+    assert out.post_blocked and (project.root / "src/player.gd").read_text() == "extends Node # 5\n"
