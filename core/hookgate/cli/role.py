@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 from pathlib import Path
 
+from hookgate.config.load import project_at
 from hookgate.effect import note_allowed
-from hookgate.store.project import Project
+
+if TYPE_CHECKING:
+    from hookgate.store.project import Project
 
 
 def main(args: list[str]) -> int:
@@ -18,7 +22,7 @@ def main(args: list[str]) -> int:
     sub.add_parser("clear", help="no pipeline role active: writes are only recorded")
     sub.add_parser("show", help="print the active role, or nothing")
     ns = parser.parse_args(args[1:])
-    project = Project(ns.project.resolve()) if ns.project else Project.find(None)
+    project = project_at(ns.project)
     if ns.action == "set":
         try:
             project.set_role(ns.role)
@@ -41,11 +45,11 @@ def main(args: list[str]) -> int:
     return 0
 
 
-def _known_roles(project: Project) -> set[str]:
+def _known_roles(project: "Project") -> set[str]:
     from hookgate.config.load import load_config
     from hookgate.errors import ConfigError
 
     try:
-        return set(load_config(project.config_path).pipeline.roles) - {"*"}
+        return set(load_config(project.config_path, project.layout.dir).pipeline.roles) - {"*"}
     except ConfigError:
         return set()

@@ -37,17 +37,23 @@ def call_id(event: Event) -> str | None:
 
 def skip_for(ctx: Context) -> Skip:
     """What the scan never looks at: the folders the config names and the files hookgate writes
-    itself (its logs, its session state, this store), which change on every call."""
-    root = ctx.project.root
-    own = set()
+    itself on every call (its session logs and state, the lifetime log, this store), wherever the
+    project's layout keeps them."""
+    root = ctx.project.root.resolve()
     state = ctx.project.state_dir
-    for path in (state / "sessions", state / "effect", state / "metrics.jsonl", state / "warm"):
+    layout = getattr(ctx.project, "layout", None)
+    own = [state / "effect", state / "sessions", state / "metrics.jsonl"]
+    if layout is not None:
+        for pattern in (layout.session_metrics, layout.session_state, layout.notices, layout.lifetime_metrics):
+            # a per-session path is skipped at its first folder ("sessions/{session}/...")
+            own.append(state / (pattern.split("/", 1)[0] if "{session}" in pattern else pattern))
+    rels = set()
+    for path in own:
         try:
-            rel = path.resolve().relative_to(root.resolve())
+            rels.add(path.resolve().relative_to(root).as_posix())
         except ValueError:
             continue
-        own.add(rel.as_posix())
-    return Skip(frozenset(ctx.config.effect.skip_dirs), frozenset(own))
+    return Skip(frozenset(ctx.config.effect.skip_dirs), frozenset(rels))
 
 
 # -- before ------------------------------------------------------------------------------------
