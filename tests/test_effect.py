@@ -265,3 +265,36 @@ def test_the_store_does_not_grow_without_bound(project):
     assert len(blobs) <= 3 + 1  # the copies the readings refer to, pruned past the limit
     out = project.bash("p=src/player.gd; echo x >> $p")
     assert out.post_blocked and (project.root / "src/player.gd").read_text() == "extends Node # 5\n"
+
+
+def test_in_godotmaker_mode_hookgates_own_files_are_not_put_back(tmp_path):
+    """GodotMaker's layout keeps the session's records in `.godotmaker/` itself: a worker may not
+    write that folder, yet hookgate's own writes there on every call are not the call's."""
+    import json as _json
+
+    from hookgate.hookcall import handle
+    from hookgate_claude import dialect
+
+    root = tmp_path / "gm"
+    (root / ".godotmaker").mkdir(parents=True)
+    (root / ".godotmaker" / "current_role").write_text("build\n")
+    (root / "src").mkdir()
+    (root / "src/player.gd").write_text(GD)
+    env = {"HOOKGATE_PROJECT_DIR": str(root), "HOOKGATE_WARM": "off"}
+
+    def hook(event, command, call, **extra):
+        payload = {"hook_event_name": event, "session_id": "gm-1", "cwd": str(root), "tool_name": "Bash",
+                   "tool_input": {"command": command}, "tool_use_id": call, "agent_id": "w1", "agent_type": "worker",
+                   **extra}
+        answer = handle(dialect, _json.dumps(payload).encode(), env)
+        return _json.loads(answer.stdout) if answer.stdout else {}
+
+    for i, command in enumerate(["echo hi", "r=.godotmaker/current_role; echo verify > $r"]):
+        hook("PreToolUse", command, f"c{i}")
+        subprocess.run(["bash", "-c", command], cwd=root, check=True)
+        out = hook("PostToolUse", command, f"c{i}", tool_response="ok")
+        if i == 0:
+            assert out.get("decision") != "block", out
+    assert out.get("decision") == "block" and ".godotmaker/current_role" in out["reason"]
+    assert (root / ".godotmaker" / "current_role").read_text() == "build\n"
+    assert (root / ".godotmaker" / "metrics_current.jsonl").read_text().count("write_reverted") == 1
