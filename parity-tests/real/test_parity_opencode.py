@@ -73,6 +73,11 @@ def test_log_subagent_stop(tier: RealTier, request: pytest.FixtureRequest) -> No
     tier.show(request)
 
 
+@mark.proves("effect_restore@opencode")
+def test_effect_restore(tier: RealTier, request: pytest.FixtureRequest) -> None:
+    tier.show(request)
+
+
 # -- command hooks ----------------------------------------------------------------------------------
 
 @mark.proves("command_hooks.session_start@opencode")
