@@ -298,3 +298,15 @@ def test_in_godotmaker_mode_hookgates_own_files_are_not_put_back(tmp_path):
     assert out.get("decision") == "block" and ".godotmaker/current_role" in out["reason"]
     assert (root / ".godotmaker" / "current_role").read_text() == "build\n"
     assert (root / ".godotmaker" / "metrics_current.jsonl").read_text().count("write_reverted") == 1
+
+
+def test_a_codex_patch_refused_for_one_file_leaves_no_reading(tmp_path):
+    project = build_project(tmp_path / "game", "codex")
+    patch = ("*** Begin Patch\n*** Add File: notes2.txt\n+ok\n*** Add File: src/evil.gd\n+x\n"
+             "*** Add File: notes3.txt\n+ok\n*** End Patch\n")
+    blocked, reason, _ = project.hook(project.tool_payload("PreToolUse", "apply_patch", {"command": patch}, "call_p2"))
+    assert blocked and "evil.gd" in reason
+    assert list((project.root / ".hookgate/effect/calls").glob("*.msgpack")) == []
+    ledger = (project.root / ".hookgate/effect/ledger.jsonl").read_text().splitlines()
+    opened = [line for line in ledger if '"agent"' in line]
+    assert all(any('"end"' in later for later in ledger[ledger.index(line):]) for line in opened)

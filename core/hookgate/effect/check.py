@@ -62,9 +62,10 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     call = call_id(event)
     assert call is not None
     store = Store(ctx.project.state_dir)
-    if store.has_call(call):
-        return  # one call, several events (a patch's files): read once
+    if store.has_call(call) or ("effect", "refused", call) in ctx.memo:
+        return  # one call, several events (a patch's files): read once; one refused file refuses all
     agent = agent_of(event, ctx, role)
+    ctx.memo[("effect", "agent", call)] = agent  # for begin(), once the call is decided
     protection = protection_for(agent, ctx.config)
     root = str(ctx.project.root)
     now = time.time_ns()
@@ -227,12 +228,15 @@ def begin(event: Event, ctx: Context, refused: bool) -> None:
     if call is None:
         return
     store = Store(ctx.project.state_dir)
-    if refused:
-        store.take(call)
+    if refused or ("effect", "refused", call) in ctx.memo:
+        ctx.memo[("effect", "refused", call)] = True
+        if store.take(call) is not None:
+            ledger.close(store, call)  # an earlier file of the same patch may have noted it running
         return
-    before = store.peek(call)
-    if before is not None:
-        ledger.open_call(store, call, Agent(*before.agent))
+    agent = ctx.memo.get(("effect", "agent", call))
+    if agent is None:  # read by an earlier event of the same call (a patch's first file)
+        return
+    ledger.open_call(store, call, agent)
 
 
 def _rekeyed(before: Index, protection: Protection, store: Store) -> Index:

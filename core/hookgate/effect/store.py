@@ -80,9 +80,6 @@ class Store:
     def has_call(self, call: str) -> bool:
         return self.call_path(call).exists()
 
-    def peek(self, call: str) -> Index | None:
-        return self._load(self.call_path(call))
-
     def take(self, call: str) -> Index | None:
         """The reading a call started from, removed so that it is used once (the several events
         of one Codex patch, a runtime that repeats an after-event)."""
