@@ -109,10 +109,11 @@ test("apply_patch is judged file by file, as Codex's patches are", () => {
     "*** Move to: b.txt", "@@", "-x", "+y", "*** Delete File: old.md", "*** End Patch"].join("\n")
   const events = t.patchEvents({ tool: "apply_patch", callID: "c" }, { patchText }, main, "/w")
   assert.deepEqual(events.map((e) => [e.tool_name, e.tool_input]), [
-    ["Write", { file_path: "src/new.gd", content: "extends Node\n# hi\n" }],
-    ["Delete", { file_path: "a.txt" }],
-    ["Edit", { file_path: "b.txt", moved_from: "a.txt" }],
-    ["Delete", { file_path: "old.md" }],
+    // `patch` marks each as one file of a patch call, which the effect check wraps
+    ["Write", { file_path: "src/new.gd", content: "extends Node\n# hi\n", patch: true }],
+    ["Delete", { file_path: "a.txt", patch: true }],
+    ["Edit", { file_path: "b.txt", moved_from: "a.txt", patch: true }],
+    ["Delete", { file_path: "old.md", patch: true }],
   ])
   assert.ok(events.every((e) => e.hook_event_name === "PreToolUse" && e.tool_use_id === "c"))
   assert.equal(t.patchEvents({}, { patchText: "rm -rf /" }, main, "/w"), null)
