@@ -6,6 +6,7 @@ every key and hook the user has, and uninstall removes exactly what install adde
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from importlib import import_module
@@ -45,6 +46,13 @@ def main(args: list[str]) -> int:
         parser.error(f"--plugin: the {ns.runtime} plugin needs nothing from hookgate install")
     installer = import_module((PLUGIN_INSTALLERS if ns.plugin else INSTALLERS)[ns.runtime])
     target = installer.config_path(None if ns.user else (ns.project or Path.cwd()).resolve())
+    if action == "install":  # a runtime version that would not load what install writes
+        from hookgate.parity.installed import refusal
+
+        refused = refusal(ns.runtime, os.environ)
+        if refused:
+            print(f"hookgate install: {refused}", file=sys.stderr)
+            return 1
     try:
         if action == "install":
             changed = installer.install(target, hookgate_command())
