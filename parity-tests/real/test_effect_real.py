@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import hookgate as codex_hookgate, run_codex, write_config
+from drivers.codex import hookgate as codex_hookgate, run_codex, write_config
 from harness.fakemodel import Call, FakeModel, Say
-from harness.opencode import configure, run_opencode
-from harness.runtimes import hookgate, metrics, new_project, run_claude
+from drivers.opencode import configure, run_opencode
+from drivers.claude import run_claude
+from harness.runtimes import hookgate, metrics, new_project
 
 pytestmark = pytest.mark.real
 
