@@ -11,7 +11,7 @@ from pathlib import Path
 
 from support import HOOKGATE
 from wheel_support import installed_wheel
-from hookgate.installers import opencode
+from hookgate_opencode import install as opencode
 
 
 def cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

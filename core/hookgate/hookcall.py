@@ -18,10 +18,10 @@ from .engine.context import Context
 from .engine.loop import Decision, Engine
 from .errors import ConfigError, PayloadError
 from .model.events import Event
-from .model.verdicts import Verdict, combine
-from .policy import build_engine
+from .model.verdicts import Refusal, Verdict, combine
+from .engine_builder import build_engine
 from .store.project import Project
-from .store.session import stamp
+from .store.session import SessionStore, stamp
 
 
 # When no policy can be loaded at all, the gates' own fail modes are unknowable; the gating
@@ -75,13 +75,14 @@ def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decis
         decisions = [policy.engine.fail(events[0].name, policy.error, ctx)]
     else:
         decisions = [policy.engine.evaluate(event, ctx) for event in events]
-    flush(ctx, events[0])
+    flush(ctx, session, events[0])
     return combine(d.verdict for d in decisions), decisions, ctx
 
 
-def flush(ctx: Context, event: Event) -> None:
+def flush(ctx: Context, session: SessionStore, event: Event) -> None:
+    """Append the records the gates noted (the engine only notes them; this edge writes)."""
     if ctx.records:
-        ctx.session.append(stamp(
+        session.append(stamp(
             ctx.records, session_id=event.session_id, runtime=event.runtime,
             agent_id=event.agent_id or "main", agent_type=event.agent_type, hook_event=event.name,
         ))
@@ -139,6 +140,6 @@ def last_resort(event_name: str, error: str) -> Answer:
 def _fail_answer(verdict: Verdict, warnings: list[str]) -> Answer:
     """A payload hookgate could not read gets the answer every runtime understands for its event:
     exit 2 with the reason on stderr blocks, exit 0 lets it through."""
-    if verdict.refuses:
-        return Answer(stderr=verdict.reason, exit_code=2)  # type: ignore[attr-defined]
+    if isinstance(verdict, Refusal) and verdict.refuses:
+        return Answer(stderr=verdict.reason, exit_code=2)
     return Answer(stderr="\n".join(warnings), exit_code=0)

@@ -36,7 +36,7 @@ import pytest
 
 from harness.fakemodel import Call, FakeModel, Step
 from harness.runtimes import HOOKGATE, Run, base_env, binary, new_project
-from hookgate_codex.patch import file_operations
+from hookgate.formats.apply_patch import file_operations
 
 from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Stop, Tool
 

@@ -15,7 +15,7 @@ from drivers.codex import codex, codex_home, hookgate, hooks_list, run_codex, wr
 from harness.fakemodel import Call, FakeModel, Say
 from harness.runtimes import metrics, new_project
 from hookgate_codex import plugin
-from hookgate_codex.registration import REGISTRATIONS
+from hookgate_codex.install import REGISTRATIONS
 
 pytestmark = pytest.mark.real
 

@@ -19,7 +19,7 @@ from harness.fakemodel import Call, FakeModel, Say
 from harness.runtimes import metrics, new_project
 from hookgate.model.verdicts import Allow, Ask, Block, Context, Modify, Retry
 from hookgate_codex import dialect
-from hookgate_codex.registration import REGISTRATIONS, hook_command, is_ours, registrations
+from hookgate_codex.install import REGISTRATIONS, hook_command, is_ours, registrations
 
 pytestmark = pytest.mark.real
 

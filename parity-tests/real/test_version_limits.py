@@ -21,9 +21,9 @@ from drivers.claude import claude, collect
 from harness.fakemodel import Call, FakeModel, Say
 from harness.runtimes import new_project
 from hookgate.parity.capabilities import Runtime, proven
-from hookgate_claude.settings import registrations
-from hookgate_codex.registration import registrations as codex_registrations
-from hookgate_codex.registration import trust_project_command
+from hookgate_claude.install import registrations
+from hookgate_codex.install import registrations as codex_registrations
+from hookgate_codex.install import trust_project_command
 
 pytestmark = pytest.mark.real
 

@@ -12,11 +12,10 @@ import textwrap
 from pathlib import Path
 from typing import TextIO
 
+from ..runtimes import NAMES as RUNTIMES, plug
 from ..store.project import Project
 from . import runtimes
 from .session import ACTS, FILES, ROLE, Outcome
-
-RUNTIMES = ("claude", "codex", "opencode")
 
 
 def prepare(root: Path) -> None:
@@ -33,7 +32,7 @@ def hookgate_command() -> list[str]:
 
 def play(base: Path) -> dict[str, list[Outcome]]:
     """Each runtime gets its own copy of the project, so their sessions cannot mix."""
-    from ..installers.opencode import plugin_dir
+    plugin_dir = plug("opencode").module("install").plugin_dir
 
     command = hookgate_command()
     results: dict[str, list[Outcome]] = {}
