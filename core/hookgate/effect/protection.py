@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import msgspec
 
 from ..config.schema import Config, PathRule, RuleSet
-from ..pipeline.paths import _marker_parts, _strip_worktree
+from ..paths import _marker_parts, _strip_worktree
 from ..pipeline.permissions import rule_sets_for
 from ..pipeline.rules import expand
 
