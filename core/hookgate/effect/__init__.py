@@ -69,12 +69,10 @@ def covers(event: "Event", ctx: "Context") -> bool:
         return False
     if _role(ctx) is None:
         return False
-    from ..parity.capabilities import runtime_table
+    from .after import after_hooks
 
-    table = runtime_table(event.runtime)
-    if table is None or not table.after.complete:
-        return False
-    return _matches(table.after.tools, getattr(event, "tool_name", ""))
+    after = after_hooks(event.runtime)
+    return after.complete and _matches(after.tools, getattr(event, "tool_name", ""))
 
 
 def _snapshot(event: "Event", ctx: "Context") -> "Verdict | None":

@@ -10,6 +10,7 @@ from typing import Literal
 
 import msgspec
 
+from ..effect.after import AfterHooks
 from ..model.events import KNOWN_EVENTS
 
 Level = Literal["native", "degraded", "none"]
@@ -32,21 +33,6 @@ class EventCapabilities(msgspec.Struct, frozen=True, forbid_unknown_fields=True)
     modify: Capability = NONE
     context: Capability = NONE
     ask: Capability = NONE
-
-
-class AfterHooks(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Where a runtime tells hookgate that a tool call is over, so its effect can be checked and
-    put back (hookgate.effect): the event for a call that succeeded and for one that failed, and
-    the tools (a matcher on canonical names) those events fire for. "" = no such event."""
-
-    success: str = ""
-    failure: str = ""
-    tools: str = ""
-    note: str = ""
-
-    @property
-    def complete(self) -> bool:
-        return bool(self.success and self.failure and self.tools)
 
 
 class Runtime(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -78,12 +64,6 @@ class Runtime(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     def capability(self, name: str, event: str) -> Capability:
         caps = self.events.get(event)
         return getattr(caps, name) if caps is not None else Capability(level="none", note=f"no {event} event")
-
-
-def runtime_table(name: str) -> Runtime | None:
-    """The capability table of a runtime by name: its newest supported version."""
-    newest = proven(name)
-    return newest[0] if newest else None
 
 
 def version_key(version: str) -> tuple[int, ...]:
