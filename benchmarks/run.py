@@ -11,6 +11,9 @@ regular (not editable) install in a venv of its own, built on first use under be
   the msgspec-import floor (`python -c "import msgspec"`: no in-process hook can be faster).
 - engine: decisions per second in-process (benchmarks/inprocess.py), beside bare Python calls.
 - completion gate: a Stop decision in a session with a 1,000,000-line log against an empty one.
+- effect check: a Bash PreToolUse + PostToolUse pair, warm, in a project of 5,000 files with a
+  20,000-file `addons/` tree under the build role, with the effect check on against the same project
+  with `[effect] enabled = false`.
 - OpenCode: `tool.execute.before` through the real plugin and its core (each call after a process
   spawn, and back to back), against a Python process spawned per call (benchmarks/opencode_bench.mjs).
 """
@@ -36,6 +39,7 @@ TARGETS = {
     "warm hook / bare python": 1.3,
     "cold hook / msgspec-import floor": 1.3,
     "session-length cost (1M-line log / empty)": 2.0,
+    "Bash pre+post, effect check on / off": 1.5,
 }
 MIN_DECISIONS_PER_SECOND = 50_000
 OPENCODE_MAX_P50_MS = 1.0  # the issue's one absolute figure: a printed target, never a test
@@ -121,6 +125,60 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
     }
 
 
+def effect_project(root: Path, effect: bool) -> None:
+    """5,000 project files in 250 folders and a 20,000-file addons/ tree in 1,000 folders, about
+    as a Godot project with a few plugins is: scripts, scenes, resources, images and their imports."""
+    (root / ".hookgate").mkdir(parents=True)
+    (root / ".hookgate" / "current_role").write_text("build\n")
+    if not effect:
+        (root / ".hookgate" / "config.toml").write_text("[effect]\nenabled = false\n")
+    kinds = [".gd", ".tscn", ".md", ".png", ".txt", ".tres", ".import", ".json"]
+    for tree, files, folders in (("game", 5000, 250), ("addons", 20000, 1000)):
+        for i in range(files):
+            folder = root / tree / f"d{i % folders // 25}" / f"f{i % folders}"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"file{i}{kinds[i % len(kinds)]}").write_bytes(b"x" * (64 + i % 512))
+
+
+def effect_check(python: Path, rounds: int) -> dict[str, object]:
+    hookgate = str(python.with_name("hookgate"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_")}
+    with tempfile.TemporaryDirectory(prefix="hookgate-bench-effect-") as tmp:
+        pairs: dict[str, tuple[Path, bytes, bytes]] = {}
+        for name, effect in (("effect check off", False), ("effect check on", True)):
+            root = Path(tmp) / name.replace(" ", "-")
+            effect_project(root, effect)
+            base = {"session_id": "bench", "cwd": str(root), "tool_name": "Bash", "tool_input": {"command": "ls"},
+                    "tool_use_id": "toolu_bench"}
+            pre = json.dumps({**base, "hook_event_name": "PreToolUse"}).encode()
+            post = json.dumps({**base, "hook_event_name": "PostToolUse", "tool_response": "ok"}).encode()
+            pairs[name] = (root, pre, post)
+            subprocess.run([hookgate, "warm", "start"], cwd=root, env=env, check=True, capture_output=True)
+        times: dict[str, list[float]] = {name: [] for name in pairs}
+        try:
+            for round_ in range(rounds + 3):  # 3 warm-up rounds: the first reading keeps every copy
+                for name, (root, pre, post) in pairs.items():
+                    start = time.perf_counter()
+                    for payload in (pre, post):
+                        done = subprocess.run([hookgate, "hook", "claude"], input=payload, cwd=root, env=env,
+                                              capture_output=True)
+                        if done.returncode != 0 or b"block" in done.stdout:
+                            raise SystemExit(f"{name}: unexpected answer {done.stdout!r} {done.stderr!r}")
+                    if round_ >= 3:
+                        times[name].append(time.perf_counter() - start)
+            protected = len(list((pairs["effect check on"][0] / ".hookgate" / "effect" / "blobs").iterdir()))
+        finally:
+            for root, _, _ in pairs.values():
+                subprocess.run([hookgate, "warm", "stop"], cwd=root, env=env, capture_output=True)
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    return {
+        "medians_ms": {k: round(v * 1000, 2) for k, v in medians.items()},
+        "ratios": {"Bash pre+post, effect check on / off": round(medians["effect check on"] / medians["effect check off"], 2)},
+        "kept_copies": protected,
+        "rounds": rounds,
+    }
+
+
 def opencode_hook(python: Path, calls: int) -> dict[str, object]:
     """tool.execute.before -> core -> verdict through the real plugin under Node, against one Python
     process per call (what GodotMaker's adapter does), interleaved in the same run."""
@@ -156,6 +214,15 @@ def inprocess(python: Path, name: str) -> dict[str, object]:
     return json.loads(done.stdout)
 
 
+def effect_lines(effect: dict) -> list[str]:
+    lines = ["", f"effect check: Bash PreToolUse + PostToolUse, warm, 25,000 files ({effect['kept_copies']:,} "
+             f"distinct protected contents kept), median of {effect['rounds']} interleaved rounds"]
+    lines += [f"  {name:<44} {ms:8.1f} ms" for name, ms in effect["medians_ms"].items()]
+    for name, ratio in effect["ratios"].items():
+        lines.append(f"  {name:<44} {ratio:8.2f}x  [<= {TARGETS[name]}x: {'met' if ratio <= TARGETS[name] else 'MISSED'}]")
+    return lines
+
+
 def report(results: dict[str, object], rounds: int) -> list[str]:
     hook, engine, completion = results["stdin_hook"], results["engine"], results["completion"]
     lines = [f"stdin hook latency, median of {rounds} interleaved rounds (absolute ms are for this machine only)"]
@@ -174,6 +241,7 @@ def report(results: dict[str, object], rounds: int) -> list[str]:
         lines.append(f"  {name:<44} {rate:10,.0f}/s{verdict}")
     for name, rate in completion["per_second"].items():
         lines.append(f"  {'Stop (completion gate), ' + name:<44} {rate:10,.0f}/s")
+    lines += effect_lines(results["effect_check"])
     opencode = results["opencode_hook"]
     lines += ["", f"OpenCode tool.execute.before -> verdict, {opencode['calls']} interleaved calls per side"]
     for name, ms in opencode["ms"].items():
@@ -191,14 +259,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "latest.json")
+    parser.add_argument("--only", choices=["effect"], help="run one section only")
     parser.add_argument("--opencode-calls", type=int, default=300, help="interleaved calls per side in the OpenCode section")
     ns = parser.parse_args()
     python = bench_python()
+    if ns.only == "effect":
+        effect = effect_check(python, ns.rounds)
+        print("\n".join(effect_lines(effect)))
+        return 0
     results = {
         "stdin_hook": stdin_hook(python, ns.rounds),
         "engine": inprocess(python, "engine"),
         "completion": inprocess(python, "completion"),
         "opencode_hook": opencode_hook(python, ns.opencode_calls),
+        "effect_check": effect_check(python, max(5, ns.rounds // 4)),
         "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()},
     }
     print("\n" + "\n".join(report(results, ns.rounds)))

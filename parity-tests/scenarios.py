@@ -287,7 +287,8 @@ _STARTED = Start(expect=Expect(
 
 LEAD_SESSION = Session(
     name="lead", role="build",
-    files={**READY, "e2e/test_play.gd": "original\n", "assets/hero.png": PNG, "important/keep.txt": "keep\n"},
+    files={**READY, "e2e/test_play.gd": "original\n", "assets/hero.png": PNG, "important/keep.txt": "keep\n",
+           "scenes/main.tscn": "[gd_scene]\n"},
     moves=(
         *opening("build the game", _STARTED, ran=("command:UserPromptSubmit", "python:pre_prompt")),
         Dispatch(agent="early-worker", role="worker", description="worker: M1", prompt="implement M1", expect=Expect(
@@ -305,6 +306,16 @@ LEAD_SESSION = Session(
         Tool(tool="Bash", input={"command": "hookgate uninstall claude --project ."}, expect=Expect(
             verdict="block", sees="`hookgate uninstall claude --project .` changes hookgate's own registration",
             records=(rec("hook_block", gate="check_hookgate_commands"),), proves=("check_hookgate_commands",))),
+        # a target the syntax gate cannot read: the command runs, and its effect is put back
+        Tool(tool="Bash", input={"command": "s=scenes/main; echo '[hacked]' >> $s.tscn"}, expect=Expect(
+            records=(rec("write_reverted", path="scenes/main.tscn", change="changed"),
+                     rec("hook_block", gate="effect_restore")),
+            files={"scenes/main.tscn": "[gd_scene]\n"}, proves=("effect_restore",)),
+            on={"opencode": Expect(  # the after-hook's refusal is a note appended to the tool output
+                verdict="context", sees="hookgate put back files this call may not change",
+                records=(rec("write_reverted", path="scenes/main.tscn", change="changed"),
+                         rec("hook_block", gate="effect_restore")),
+                files={"scenes/main.tscn": "[gd_scene]\n"}, proves=("effect_restore",))}),
         Tool(tool="Read", input={"file_path": "assets/hero.png"}, expect=Expect(
             verdict="block", sees="Dispatch an analyst subagent to analyze 'hero.png' instead.",
             records=(rec("hook_block", gate="check_asset_access"),), proves=("check_asset_access",))),

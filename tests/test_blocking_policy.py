@@ -43,6 +43,7 @@ ESSENTIAL_BLOCKERS = {
     "core/hookgate/pipeline/assets.py": "check_asset_access: the lead delegates image reads",
     "core/hookgate/pipeline/subagent_stop.py": "check_worker_report: a pipeline subagent's report must pass",
     "core/hookgate/pipeline/completion.py": "check_completion: build/fixgap may not stop unverified",
+    "core/hookgate/effect/check.py": "effect_restore: the after-event of a call whose protected files were put back tells the model why",
     "core/hookgate/rpc/server.py": "a rewrite of one file of an OpenCode patch, which the plugin cannot carry, is refused (as on Codex)",
     "core/hookgate/commandhooks/gate.py": "a project's command hook refusing on an event seed 002 lets block",
     "core/hookgate/python_hooks/__init__.py": "a policy file that does not load: its rules are unknown, so gating events are refused",

@@ -87,14 +87,20 @@ def warm() -> Iterator[Warm]:
 
 def normalised_files(root: Path) -> dict[str, Any]:
     """Every file hookgate keeps in the project, each JSON line's `ts` blanked (the only field that
-    differs between two runs of the same calls)."""
+    differs between two runs of the same calls). The effect check's readings hold the times they
+    were taken: of its store, the copies (named by their bytes) and the ledger without times."""
     files: dict[str, Any] = {}
     for path in sorted((root / ".hookgate").rglob("*")):
         if not path.is_file():
             continue
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(".hookgate/effect/") and not rel.startswith((".hookgate/effect/blobs/",
+                                                                      ".hookgate/effect/ledger.jsonl")):
+            continue
         text = path.read_text(errors="replace")
         if path.suffix == ".jsonl":
             files[str(path.relative_to(root))] = [
+                {**record, "ts": "-", "t": "-"} if rel.endswith("ledger.jsonl") else
                 {**record, "ts": "-"} if isinstance(record, dict) and "ts" in record else record
                 for record in map(json.loads, filter(None, text.splitlines()))]
         else:

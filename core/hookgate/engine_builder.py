@@ -24,6 +24,7 @@ GATE_SOURCES: tuple[str, ...] = (
     "hookgate.pipeline",
     "hookgate.commandhooks",
     "hookgate.python_hooks",
+    "hookgate.effect",
 )
 
 

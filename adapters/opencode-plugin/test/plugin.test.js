@@ -241,3 +241,36 @@ test("a rewrite replaces the call's arguments in place, in OpenCode's spelling",
   assert.deepEqual(args, { filePath: "approved/release.txt", content: "x" })
   await hooks.dispose()
 })
+
+const toolError = (sessionID, callID, command) => ({ event: { type: "message.part.updated", properties: { sessionID,
+  part: { type: "tool", sessionID, callID, tool: "bash", state: { status: "error", input: { command }, error: "aborted" } } } } })
+
+async function until(check, ms = 20000) {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting")
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+test("a call that failed (tool part in state error) is its after-event: what it wrote is put back, the model told", async () => {
+  const root = project()
+  mkdirSync(path.join(root, "src"))
+  const player = path.join(root, "src", "player.gd")
+  writeFileSync(player, "extends Node\n")
+  const client = fakeClient()
+  const hooks = await plugin(root, client)
+  await hooks.event(created("ses_e"))
+  const command = "p=src/player.gd; echo hacked >> $p; sleep 600"
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_e", callID: "c1" }, { args: { command } })
+  writeFileSync(player, "extends Node\nhacked\n") // what the command did before it was aborted
+  await hooks.event(toolError("ses_e", "c1", command))
+  await until(() => client.calls.some((c) => c.name === "session.prompt"))
+  assert.equal(readFileSync(player, "utf8"), "extends Node\n")
+  const note = client.calls.find((c) => c.name === "session.prompt").args.body
+  assert.equal(note.noReply, true)
+  assert.match(note.parts[0].text, /put back files this call may not change[\s\S]*src\/player\.gd was changed/)
+  const reverted = metrics(root, "ses_e").filter((r) => r.event === "write_reverted")
+  assert.deepEqual(reverted.map((r) => [r.path, r.hook_event, r.command]), [["src/player.gd", "PostToolUseFailure", command]])
+  await hooks.dispose()
+})

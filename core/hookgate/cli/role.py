@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from hookgate.config.load import project_at
+from hookgate.effect import note_allowed
 from hookgate.store.project import ROLE_NAME, Project
 
 # a role the config does not know falls under its '*' rules: a typo would silently change what is
@@ -29,7 +30,10 @@ def main(args: list[str]) -> int:
     if ns.action == "set":
         return _set(parser, project, ns.role, ns.force)
     if ns.action == "clear":
-        print("role cleared" if project.clear_role() else "no role was active")
+        cleared = project.clear_role()
+        if cleared:
+            note_allowed(project.state_dir, [project.role_path], project.root)  # no effect check reverts it
+        print("role cleared" if cleared else "no role was active")
     else:
         role = project.current_role()
         print(role or "(no active role)")
@@ -48,6 +52,7 @@ def _set(parser: argparse.ArgumentParser, project: Project, role: str, force: bo
             return UNKNOWN_ROLE
         print(f"warning: {why}; set anyway (--force): its writes fall under the '*' rules", file=sys.stderr)
     project.set_role(role)
+    note_allowed(project.state_dir, [project.role_path], project.root)  # no effect check reverts it
     print(f"active role: {role}")
     return 0
 

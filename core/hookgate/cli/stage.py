@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from hookgate.config.load import load_config, project_at
+from hookgate.effect import note_allowed
 from hookgate.errors import ConfigError
 from hookgate.pipeline.stages import next_step, refusal, stage_log_name, stage_schemas, validate_stage
 
@@ -38,6 +39,7 @@ def main(args: list[str]) -> int:
         print(refusal([ns.role], issues, stage_log_name(project)), file=sys.stderr)
         return 1
     entry = project.append_stage(ns.role)
+    note_allowed(project.state_dir, [project.stage_path], project.root)  # no effect check reverts it
     print(f"recorded {ns.role} complete at {entry['ts']} in {stage_log_name(project)}")
     hint = next_step(pipeline, ns.role)
     if hint:

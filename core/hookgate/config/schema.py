@@ -148,6 +148,22 @@ class Policies(_Strict, frozen=True):
     modules: list[str] = []
 
 
+class Effect(_Strict, frozen=True):
+    """The effect check (hookgate.effect): around each call that may write, the files its agent
+    may not write are read before and after, and what the call changed among them is put back."""
+
+    enabled: bool = True
+    # canonical tool names the check wraps (a Claude matcher); a patch's file events always are
+    tools: str = "Bash|NotebookEdit|apply_patch|mcp__.*"
+    # folder names never scanned (their contents are neither watched nor put back)
+    skip_dirs: list[str] = msgspec.field(default_factory=lambda: [".git", "node_modules", ".venv", "__pycache__"])
+    max_file_bytes: int = 16 * 1024 * 1024  # a larger protected file is watched, but no copy is kept
+    max_blobs: int = 50_000  # kept copies before those nothing refers to are removed
+    # how long a write hookgate allowed, or a running call, excuses changes when its after-event
+    # never comes (a runtime killed mid-call)
+    ledger_seconds: float = 600.0
+
+
 class Config(_Strict, frozen=True):
     preset: str = "godot"
     # "godotmaker": keep the pipeline state in GodotMaker's `.godotmaker/`, in its formats
@@ -157,3 +173,4 @@ class Config(_Strict, frozen=True):
     gates: dict[str, GateSettings] = {}
     pipeline: Pipeline = Pipeline()
     policies: Policies = Policies()
+    effect: Effect = Effect()

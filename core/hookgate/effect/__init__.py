@@ -2,19 +2,176 @@
 
 A command's text cannot tell everything it will write; its effect can. The shell gate reads the
 command first (the fast first line); a target it cannot resolve is left to this check when the
-check will see the call's effect, and refused otherwise.
+check will see the call's effect (`covers`), and refused otherwise.
+
+Gates (a gate source of policy.GATE_SOURCES):
+  effect_snapshot  PreToolUse of a tool that may write (`[effect] tools`, a patch's files):
+                   the state of the files this agent may not write, and a copy of their bytes;
+  effect_restore   PostToolUse / PostToolUseFailure of that call: whatever of those files the
+                   call changed, created or deleted is put back, the model is told which and why
+                   (a block of the after-event), and `write_reverted` is recorded;
+observers:
+  effect_begin     once the PreToolUse is decided: a refused call's reading is dropped, an
+                   allowed one is noted in the ledger as running;
+  effect_ledger    writes hookgate allowed (a Write/Edit a PreToolUse let through) and their end,
+                   so a concurrent call's check does not revert them (ledger.py).
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from ..engine.gate import Gate, Observer
+from ..model.tools import FILE_TOOL_MATCHER, FILE_TOOLS
+from .ledger import note_allowed
+
 if TYPE_CHECKING:
+    from ..config.schema import Config
     from ..engine.context import Context
+    from ..engine.loop import Decision
     from ..model.events import Event
+    from ..model.verdicts import Verdict
+    from ..store.project import Project
+
+__all__ = ["covers", "note_allowed", "gates", "observers"]
+
+
+def _role(ctx: "Context") -> str | None:
+    key = ("effect", "role")
+    if key not in ctx.memo:
+        ctx.memo[key] = ctx.project.current_role()
+    return ctx.memo[key]
+
+
+def _matches(pattern: str, tool: str) -> bool:
+    if pattern in ("", "*"):
+        return True
+    if re.fullmatch(r"[A-Za-z0-9_|]+", pattern):
+        return tool in pattern.split("|")
+    return re.fullmatch(pattern, tool) is not None
+
+
+def wrapped(event: "Event", ctx: "Context") -> bool:
+    """Whether the check wraps this tool call: a tool of `[effect] tools`, or one file of a patch."""
+    tool = getattr(event, "tool_name", "")
+    if "patch" in (getattr(event, "tool_input", None) or {}) and tool in FILE_TOOLS:
+        return True
+    return _matches(ctx.config.effect.tools, tool)
 
 
 def covers(event: "Event", ctx: "Context") -> bool:
     """Whether this call's effect on the files its agent may not write will be checked after it
-    ran (and anything changed put back). No effect check exists yet: nothing is covered."""
-    return False
+    ran (and anything changed put back): a role is active, the check is enabled, the call names
+    itself (tool_use_id, to pair its after-event), and the runtime sends an after-event for this
+    tool on success and on failure (its capability table's [after])."""
+    if not ctx.config.effect.enabled or not getattr(event, "tool_use_id", None):
+        return False
+    if _role(ctx) is None:
+        return False
+    from .after import after_hooks
+
+    after = after_hooks(event.runtime)
+    return after.complete and _matches(after.tools, getattr(event, "tool_name", ""))
+
+
+def _snapshot(event: "Event", ctx: "Context") -> "Verdict | None":
+    if not wrapped(event, ctx) or not covers(event, ctx):
+        return None
+    from .check import snapshot
+
+    snapshot(event, ctx, _role(ctx))  # type: ignore[arg-type]
+    return None
+
+
+def _restore(event: "Event", ctx: "Context") -> "Verdict | None":
+    if not getattr(event, "tool_use_id", None):
+        return None
+    from .check import check_after, call_id
+    from .store import Store
+
+    call = call_id(event)
+    if call is None or not Store(ctx.project.state_dir).has_call(call):
+        return None
+    return check_after(event, ctx)
+
+
+def _begin(event: "Event", decision: "Decision", ctx: "Context") -> None:
+    if not wrapped(event, ctx) or _role(ctx) is None or not getattr(event, "tool_use_id", None):
+        return
+    from .check import begin
+
+    begin(event, ctx, decision.verdict.refuses)
+
+
+def _note_write(event: "Event", decision: "Decision", ctx: "Context") -> None:
+    """A Write/Edit hookgate let through, while a role is active: no concurrent check reverts it."""
+    if decision.verdict.refuses or _role(ctx) is None or not ctx.config.effect.enabled:
+        return
+    tool_input = getattr(event, "tool_input", {}) or {}
+    names = [tool_input.get(FILE_TOOLS[event.tool_name]), tool_input.get("moved_from")]  # type: ignore[attr-defined]
+    root = str(ctx.project.root)
+    from .ledger import open_write, relative_forms
+    from .store import Store
+
+    rels = sorted({rel for name in names if isinstance(name, str) and name
+                   for rel in relative_forms(name, root, event.cwd or root)})
+    if rels:
+        open_write(Store(ctx.project.state_dir), _call(event), rels)
+
+
+def _note_end(event: "Event", decision: "Decision", ctx: "Context") -> None:
+    if _role(ctx) is None or not getattr(event, "tool_use_id", None):
+        return
+    from .ledger import close
+    from .store import Store
+
+    close(Store(ctx.project.state_dir), _call(event))  # type: ignore[arg-type]
+
+
+def _call(event: "Event") -> str | None:
+    from .check import call_id
+
+    return call_id(event)
+
+
+GATES = (
+    Gate(
+        id="effect_snapshot",
+        events=("PreToolUse",),
+        check=_snapshot,
+        may_block=True,
+        fail_mode="closed",  # a call let through on the promise of this check is not run unchecked
+        priority=900,
+        timeout=60.0,  # the first reading of a large project keeps a copy of every protected file
+        needs=("fires:PostToolUse",),
+        description="the state of the files this agent may not write, before a call that may write",
+    ),
+    Gate(
+        id="effect_restore",
+        events=("PostToolUse", "PostToolUseFailure"),
+        check=_restore,
+        may_block=True,
+        priority=10,
+        timeout=60.0,
+        # the failure half: Codex folds failures into PostToolUse, OpenCode's plugin reconstructs it
+        needs=("fires:PostToolUse", "fires:PostToolUseFailure?", "block:PostToolUse?", "context:PostToolUse?"),
+        description="effect check: a protected file a call changed, created or deleted is put back, the model told",
+    ),
+)
+OBSERVERS = (
+    Observer(id="effect_begin", events=("PreToolUse",), observe=_begin,
+             description="a refused call's reading is dropped; an allowed one is noted as running"),
+    Observer(id="effect_ledger", events=("PreToolUse",), matcher=FILE_TOOL_MATCHER, observe=_note_write,
+             description="writes hookgate allowed, which no concurrent effect check reverts"),
+    Observer(id="effect_ledger_end", events=("PostToolUse", "PostToolUseFailure"), matcher=FILE_TOOL_MATCHER,
+             observe=_note_end, description="the end of an allowed write"),
+)
+
+
+def gates(config: "Config", project: "Project | None") -> tuple[Gate, ...]:
+    return GATES if config.effect.enabled else ()
+
+
+def observers(config: "Config", project: "Project | None") -> tuple[Observer, ...]:
+    return OBSERVERS if config.effect.enabled else ()

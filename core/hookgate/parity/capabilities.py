@@ -10,6 +10,7 @@ from typing import Literal
 
 import msgspec
 
+from ..effect.after import AfterHooks
 from ..model.events import KNOWN_EVENTS
 
 Level = Literal["native", "degraded", "none"]
@@ -41,6 +42,7 @@ class Runtime(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     command: str  # what users run: `<command> --version` tells which version they have
     events: dict[str, EventCapabilities] = {}
     limits: dict[str, int | str] = {}
+    after: AfterHooks = AfterHooks()
     unsupported: str = ""  # why hookgate does not run on this version line yet ("" = supported)
 
     @property

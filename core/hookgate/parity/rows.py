@@ -55,6 +55,17 @@ def pipeline_rows() -> list[Row]:
     return rows
 
 
+def effect_rows() -> list[Row]:
+    """The effect check (hookgate.effect): its after-half is the row, since that is where the
+    runtime has to hand the call back."""
+    from ..config.load import preset_config
+    from ..effect import gates
+
+    return [Row(id=g.id, family="effect", title=g.description or g.id, events=g.events,
+                needs=tuple(parse_need(n) for n in g.needs))
+            for g in gates(preset_config(), None) if g.id == "effect_restore"]
+
+
 def command_hook_rows() -> list[Row]:
     """One row per hooks.json event (seed 002): can a project's command hook on it act?"""
     from ..commandhooks import gate_id
@@ -85,4 +96,4 @@ def registered_hook_rows() -> list[Row]:
 
 
 def all_rows() -> list[Row]:
-    return [*pipeline_rows(), *command_hook_rows(), *registered_hook_rows()]
+    return [*pipeline_rows(), *effect_rows(), *command_hook_rows(), *registered_hook_rows()]

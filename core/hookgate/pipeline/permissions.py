@@ -43,7 +43,8 @@ def write_denial(path: str, event: Event, role: str, ctx: Context) -> str | None
     """Why `path` may not be written by this event's agent under `role`, or None. Shared with the
     shell-write and patch checks, so every way of writing a file meets the same rules."""
     pipeline = ctx.config.pipeline
-    rule_sets = _rule_sets(pipeline, role, event, agent_type_of(event, ctx))
+    subagent = event.in_subagent
+    rule_sets = rule_sets_for(pipeline, role, subagent, agent_type_of(event, ctx) if subagent else None)
     protect = pipeline.protect
     for rel in event_readings(path, event, ctx):
         if protect.enabled:  # hookgate's own files, whatever the role or agent, before any role's rules
@@ -57,8 +58,9 @@ def write_denial(path: str, event: Event, role: str, ctx: Context) -> str | None
     return None
 
 
-def _rule_sets(pipeline: Pipeline, role: str, event: Event, agent_type: str | None) -> list[RuleSet]:
-    if not event.in_subagent:
+def rule_sets_for(pipeline: Pipeline, role: str, in_subagent: bool, agent_type: str | None) -> list[RuleSet]:
+    """The rule sets that judge one agent's writes under `role`, in order (the first denial wins)."""
+    if not in_subagent:
         main = pipeline.roles.get(role) or pipeline.roles.get("*")
         return [main] if main else []
     types = pipeline.subagents.types

@@ -1,0 +1,299 @@
+"""The effect check's two halves, run as gates: before a call that may write, read the state of
+the files its agent may not write (and keep a copy of any whose bytes are new); after it, read
+them again and put back what the call changed, created or deleted.
+
+Unlike the other gates these do file I/O themselves: putting a file back is the check's verdict,
+and it has to happen in the after-hook of the very call, on every edge (stdin hook, warm core,
+OpenCode core) alike.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+from ..engine.context import Context
+from ..model.events import Event
+from ..model.verdicts import Block, Verdict
+from . import ledger
+from .protection import Agent, Protection, agent_of, protection_for
+from .store import Store, StoreError
+from .tree import File, Index, Skip, changed_files, file_sig, read_dirs
+
+
+class Change(NamedTuple):
+    kind: str  # "changed", "created", "deleted"
+    rel: str
+    before: File | None
+
+
+def call_id(event: Event) -> str | None:
+    call = getattr(event, "tool_use_id", None)
+    return f"{event.session_id}/{call}" if call else None
+
+
+def skip_for(ctx: Context) -> Skip:
+    """What the scan never looks at: the folders the config names and the files hookgate writes
+    itself on every call (its session logs and state, the lifetime log, this store), wherever the
+    project's layout keeps them."""
+    root = ctx.project.root.resolve()
+    state = ctx.project.state_dir
+    layout = getattr(ctx.project, "layout", None)
+    own = [state / "effect", state / "sessions", state / "metrics.jsonl"]
+    if layout is not None:
+        for pattern in (layout.session_metrics, layout.session_state, layout.notices, layout.lifetime_metrics):
+            # a per-session path is skipped at its first folder ("sessions/{session}/...")
+            own.append(state / (pattern.split("/", 1)[0] if "{session}" in pattern else pattern))
+    rels = set()
+    for path in own:
+        try:
+            rels.add(path.resolve().relative_to(root).as_posix())
+        except ValueError:
+            continue
+    return Skip(frozenset(ctx.config.effect.skip_dirs), frozenset(rels))
+
+
+# -- before ------------------------------------------------------------------------------------
+
+def snapshot(event: Event, ctx: Context, role: str) -> None:
+    call = call_id(event)
+    assert call is not None
+    store = Store(ctx.project.state_dir)
+    if store.has_call(call) or ("effect", "refused", call) in ctx.memo:
+        return  # one call, several events (a patch's files): read once; one refused file refuses all
+    agent = agent_of(event, ctx, role)
+    ctx.memo[("effect", "agent", call)] = agent  # for begin(), once the call is decided
+    protection = protection_for(agent, ctx.config)
+    root = str(ctx.project.root)
+    now = time.time_ns()
+    index = store.load_index(protection.key)
+    if index is None:
+        index = Index(key=protection.key)
+    dirs, listed = read_dirs(index.dirs, root, now, protection, skip_for(ctx))
+    changed, gone = changed_files(dirs, index.files, root)
+    if not listed and not changed and not gone and index.t:
+        store.link_call(protection.key, call)  # nothing moved since the last reading: it is this call's
+    else:
+        files = dict(index.files)
+        for rel in gone:
+            del files[rel]
+        for rel, st in changed.items():
+            old = files.get(rel)
+            sig = file_sig(st, now, old.digest if old else "")
+            files[rel] = sig if old is not None and _same_bytes(old, st, os.path.join(root, rel)) \
+                else _keep(store, root, rel, st, now, ctx)
+        store.save_index(Index(key=protection.key, t=now, agent=tuple(agent), dirs=dirs, files=files),  # type: ignore[arg-type]
+                         call=call)
+    if os.urandom(1)[0] < 4:  # now and then, not on every call
+        store.prune_calls()
+        ledger.prune(store, ctx.config.effect.ledger_seconds)
+
+
+def _keep(store: Store, root: str, rel: str, st: os.stat_result, now: int, ctx: Context) -> File:
+    """The file's signature with a copy of its bytes in the store (when it is a regular file of
+    a size the config keeps)."""
+    if not stat.S_ISREG(st.st_mode) or st.st_size > ctx.config.effect.max_file_bytes:
+        return file_sig(st, now)
+    data, after = _read(os.path.join(root, rel))
+    if data is None or after is None:
+        return file_sig(st, now)
+    sig = file_sig(after, now, store.put(data))
+    if (after.st_ino, after.st_size, after.st_mtime_ns, after.st_ctime_ns) != (
+            st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns):
+        sig.ctime_ns = 0  # it changed while being read: compare the bytes next time
+    return sig
+
+
+def _read(path: str) -> tuple[bytes | None, os.stat_result | None]:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None, None
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks), os.fstat(fd)
+    except OSError:
+        return None, None
+    finally:
+        os.close(fd)
+
+
+# -- after -------------------------------------------------------------------------------------
+
+def compare(before: Index, root: str, protection: Protection, skip: Skip
+            ) -> tuple[list[Change], dict, dict[str, File], int, bool]:
+    """What the call changed among the protected files, the reading now, and whether that
+    reading differs from `before` at all (only then is it written)."""
+    now = time.time_ns()
+    dirs, listed = read_dirs(before.dirs, root, now, protection, skip)
+    changed, gone = changed_files(dirs, before.files, root)
+    if not listed and not changed and not gone:
+        return [], dirs, before.files, now, False
+    files = dict(before.files)
+    changes: list[Change] = []
+    for rel, st in changed.items():
+        old = files.get(rel)
+        if old is None:
+            changes.append(Change("created", rel, None))
+        elif _same_bytes(old, st, os.path.join(root, rel)):
+            files[rel] = file_sig(st, now, old.digest)
+        else:
+            changes.append(Change("changed", rel, old))
+            del files[rel]
+    for rel in gone:
+        changes.append(Change("deleted", rel, files.pop(rel)))
+    return changes, dirs, files, now, True
+
+
+def _same_bytes(old: File, st: os.stat_result, path: str) -> bool:
+    """Only the times moved (touch, a hard link made, a racy reading): same mode, same bytes."""
+    if not old.digest or st.st_mode != old.mode or st.st_size != old.size:
+        return False
+    import hashlib
+
+    data, _ = _read(path)
+    return data is not None and hashlib.sha256(data).hexdigest() == old.digest
+
+
+def check_after(event: Event, ctx: Context) -> Verdict | None:
+    call = call_id(event)
+    if call is None:
+        return None
+    store = Store(ctx.project.state_dir)
+    before = store.take(call)
+    if before is None:
+        return None
+    agent = Agent(*before.agent)
+    protection = protection_for(agent, ctx.config)
+    if protection.key != before.key:  # the rules changed during the call: judge by the new ones
+        before = _rekeyed(before, protection, store)
+    root = str(ctx.project.root)
+    skip = skip_for(ctx)
+    changes, dirs, files, now, moved = compare(before, root, protection, skip)
+    reverted: list[tuple[Change, str]] = []
+    failed: list[tuple[Change, str]] = []
+    if changes:
+        book = ledger.Ledger.load(store, ctx.config.effect.ledger_seconds)
+        allows = lambda other, rel: other != agent and protection_for(other, ctx.config).reason(rel) is None  # noqa: E731
+        for change in changes:
+            path = os.path.join(root, change.rel)
+            if book.excusing(change.rel, book.started(call, before.t), now, call, not agent.in_subagent, allows):
+                try:
+                    files[change.rel] = _keep(store, root, change.rel, os.lstat(path), now, ctx)
+                except FileNotFoundError:
+                    pass
+                continue
+            try:
+                _put_back(change, path, store)
+                reverted.append((change, protection.reason(change.rel) or "a protected file"))
+            except (StoreError, OSError) as exc:
+                failed.append((change, str(exc)))
+            if change.kind != "created" and change.before is not None:
+                try:
+                    files[change.rel] = file_sig(os.lstat(path), time.time_ns(), change.before.digest)
+                except FileNotFoundError:
+                    pass
+    ledger.close(store, call)
+    if moved:
+        store.save_index(Index(key=protection.key, t=now, agent=before.agent, dirs=dirs, files=files))
+        store.prune_blobs(ctx.config.effect.max_blobs)
+    if not reverted and not failed:
+        return None
+    command = _command(event)
+    for change, reason in reverted:
+        ctx.record("write_reverted", file=os.path.basename(change.rel), path=change.rel, change=change.kind,
+                   tool=event.tool_name, command=command, reason=reason.format(file=change.rel, role=agent.role))
+    for change, error in failed:
+        ctx.record("write_revert_failed", file=os.path.basename(change.rel), path=change.rel, change=change.kind,
+                   tool=event.tool_name, command=command, error=error)
+    reason = _reason(reverted, failed, agent, command)
+    # a failed call's answer may not carry a refusal to the model (Claude's PostToolUseFailure):
+    # the same text goes as context too
+    return Block(reason=reason, context=reason if event.name == "PostToolUseFailure" else None)
+
+
+def begin(event: Event, ctx: Context, refused: bool) -> None:
+    """After the PreToolUse was decided: a refused call never runs, so its reading is dropped;
+    an allowed one is noted in the ledger as running (what its agent may write is excused while
+    it runs)."""
+    call = call_id(event)
+    if call is None:
+        return
+    store = Store(ctx.project.state_dir)
+    if refused or ("effect", "refused", call) in ctx.memo:
+        ctx.memo[("effect", "refused", call)] = True
+        if store.take(call) is not None:
+            ledger.close(store, call)  # an earlier file of the same patch may have noted it running
+        return
+    agent = ctx.memo.get(("effect", "agent", call))
+    if agent is None:  # read by an earlier event of the same call (a patch's first file)
+        return
+    ledger.open_call(store, call, agent)
+
+
+def _rekeyed(before: Index, protection: Protection, store: Store) -> Index:
+    files = {rel: f for rel, f in before.files.items() if protection.reason(rel)}
+    return Index(key=protection.key, t=before.t, agent=before.agent, dirs={}, files=files)
+
+
+def _put_back(change: Change, path: str, store: Store) -> None:
+    if change.kind == "created":
+        if os.path.isdir(path) and not os.path.islink(path):
+            raise OSError("a folder now stands where it was created; not removed")
+        os.unlink(path)
+        return
+    old = change.before
+    assert old is not None
+    if not old.digest:
+        raise StoreError("no copy of it was kept (not a regular file, or larger than effect.max_file_bytes)")
+    data = store.get(old.digest)
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    tmp = os.path.join(folder, f".hookgate-restore-{os.getpid()}-{time.monotonic_ns()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fchmod(fd, stat.S_IMODE(old.mode))
+    finally:
+        os.close(fd)
+    os.utime(tmp, ns=(old.mtime_ns, old.mtime_ns))
+    if os.path.isdir(path) and not os.path.islink(path):
+        os.unlink(tmp)
+        raise OSError("a folder now stands in its place; not replaced")
+    os.replace(tmp, path)  # a fresh inode: a hard link made to the old one keeps what was written
+
+
+def _command(event: Event) -> str:
+    tool_input = getattr(event, "tool_input", {}) or {}
+    command = tool_input.get("command")
+    text = command if isinstance(command, str) else event.tool_name
+    return text if len(text) <= 500 else text[:497] + "..."
+
+
+_KIND = {"changed": "changed", "created": "created (removed again)", "deleted": "deleted (recreated)"}
+
+
+def _reason(reverted: list[tuple[Change, str]], failed: list[tuple[Change, str]], agent: Agent, command: str) -> str:
+    lines = []
+    if reverted:
+        lines.append("hookgate put back files this call may not change, exactly as they were before it:")
+        for change, reason in reverted:
+            lines.append(f"- {change.rel} was {_KIND[change.kind]}: {reason.format(file=change.rel, role=agent.role)}")
+    if failed:
+        lines.append("hookgate found files this call may not change and could NOT put them back:")
+        for change, error in failed:
+            lines.append(f"- {change.rel} was {change.kind}: {error}")
+    lines.append(f"(by `{command}`; the call's other effects stand.) Do not repeat the change through another "
+                 "command: do the work the allowed way the reason names (dispatch the role or subagent that "
+                 "owns the file, or ask the user).")
+    return "\n".join(lines)

@@ -1,0 +1,155 @@
+"""The ledger of writes hookgate allowed, so the effect check never reverts them.
+
+Claude Code runs tool calls in parallel: while the lead's Bash call runs, a worker's Write of
+src/player.gd (allowed for the worker, forbidden to the lead) may land, and the lead's after-hook
+sees it changed. One line per fact, appended under a lock:
+
+    {"t": ns, "call": id, "paths": [...]}        a write hookgate allowed (a Write/Edit/NotebookEdit
+                                                 or patch file a PreToolUse let through)
+    {"t": ns, "call": id, "agent": [role, sub, type]}   a checked call (Bash, ...) began: what its
+                                                 agent may write is allowed while it runs
+    {"t": ns, "end": id}                         that call's after-event came
+    {"t": ns, "paths": [...], "by": "hookgate"}  `hookgate stage complete` / `hookgate role set`
+                                                 wrote these files (note_allowed)
+
+A change is excused when such a write, of another call, overlapped the checked call and covered
+the changed file. A call whose after-event never came stays open for `ledger_seconds`. Writes of
+hookgate's own commands excuse the calls of the main agent only: a subagent may not run them (the
+shell gate refuses them), so one it slipped past the syntax gate is put back.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from typing import Iterable
+
+import msgspec
+
+from ..store import locked
+from .protection import Agent
+from .store import Store
+
+_MAX_BYTES = 512 * 1024
+
+
+class Entry(msgspec.Struct, omit_defaults=True):
+    t: int
+    call: str | None = None
+    paths: list[str] | None = None
+    agent: tuple[str, bool, str | None] | None = None
+    end: str | None = None
+    by: str | None = None
+
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(Entry)
+
+
+def _append(store: Store, entry: Entry) -> None:
+    locked.append(store.ledger_path, _encoder.encode(entry) + b"\n")
+
+
+def note_allowed(state_dir: "os.PathLike[str] | str", paths: Iterable[str], root: "os.PathLike[str] | str") -> None:
+    """Record that hookgate itself wrote `paths` just now (its own commands call this), so no
+    running call's effect check reverts them. Paths are absolute or relative to `root`."""
+    from pathlib import Path
+
+    rels = sorted({rel for path in paths for rel in relative_forms(str(path), str(root))})
+    _append(Store(Path(state_dir)), Entry(t=time.time_ns(), paths=rels, by="hookgate"))
+
+
+def open_write(store: Store, call: str | None, paths: list[str]) -> None:
+    _append(store, Entry(t=time.time_ns(), call=call, paths=paths))
+
+
+def open_call(store: Store, call: str, agent: Agent) -> None:
+    _append(store, Entry(t=time.time_ns(), call=call, agent=tuple(agent)))  # type: ignore[arg-type]
+
+
+def close(store: Store, call: str) -> None:
+    _append(store, Entry(t=time.time_ns(), end=call))
+
+
+def relative_forms(path: str, root: str, cwd: str | None = None) -> list[str]:
+    """A written path as the scan names files: project-relative, as named and as resolved,
+    lower-cased (the rules match case-insensitively)."""
+    joined = os.path.join(cwd or root, path)
+    forms = []
+    for absolute in (os.path.normpath(joined), os.path.realpath(joined)):
+        for base in dict.fromkeys((os.path.normpath(root), os.path.realpath(root))):
+            rel = os.path.relpath(absolute, base)
+            if not rel.startswith(".."):
+                forms.append(rel.replace(os.sep, "/").lower())
+    return list(dict.fromkeys(forms))
+
+
+class Ledger:
+    def __init__(self, entries: list[Entry], window: float) -> None:
+        self.window_ns = int(window * 1e9)
+        self.ends = {e.end: e.t for e in entries if e.end}
+        self.entries = [e for e in entries if not e.end]
+
+    @classmethod
+    def load(cls, store: Store, window: float) -> "Ledger":
+        entries = []
+        for line in locked.read(store.ledger_path).splitlines():
+            try:
+                entries.append(_decoder.decode(line))
+            except msgspec.DecodeError:
+                continue
+        return cls(entries, window)
+
+    def started(self, call: str, default: int) -> int:
+        """When the checked call began (its PreToolUse), as the ledger has it."""
+        return next((e.t for e in self.entries if e.call == call and e.agent is not None), default)
+
+    def excusing(self, rel: str, since: int, now: int, own_call: str, main_agent: bool, allows) -> bool:
+        """Whether a write hookgate allowed, other than the checked call, covered `rel` at some
+        time between `since` (the checked call began) and `now`. `allows(agent, rel)` tells
+        whether another running call's agent may write `rel`."""
+        low = rel.lower()
+        for entry in self.entries:
+            if entry.call == own_call or entry.t > now:
+                continue
+            end = self.ends.get(entry.call) if entry.call else entry.t
+            if end is None:
+                end = entry.t + self.window_ns if entry.by is None else entry.t
+            if end < since:
+                continue
+            if entry.paths is not None and low in entry.paths:
+                if entry.by == "hookgate" and not main_agent:
+                    continue
+                return True
+            if entry.agent is not None and allows(Agent(*entry.agent), rel):
+                return True
+        return False
+
+
+def prune(store: Store, window: float) -> None:
+    """Keep the ledger small: once it passes _MAX_BYTES, drop what no running call can need."""
+    try:
+        if store.ledger_path.stat().st_size < _MAX_BYTES:
+            return
+    except FileNotFoundError:
+        return
+    keep_after = time.time_ns() - int(2 * window * 1e9)
+    # rewritten in place under the appenders' own lock (locked.append flocks the file), so no
+    # line appended meanwhile lands in a replaced inode
+    fd = os.open(store.ledger_path, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            lines = f.read().splitlines()
+        kept = []
+        for line in lines:
+            try:
+                if _decoder.decode(line).t >= keep_after:
+                    kept.append(line + b"\n")
+            except msgspec.DecodeError:
+                continue
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, b"".join(kept), 0)
+    finally:
+        os.close(fd)

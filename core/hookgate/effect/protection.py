@@ -1,0 +1,118 @@
+"""Which files one agent may not write, as one compiled check.
+
+`pipeline.permissions.write_denial` judges one path for one event; the effect check asks the same
+question of every file in the project, thousands of times per call. Here the rule sets that
+write_denial would use for one (role, agent) are compiled once into regular expressions and the
+answers kept per path, so the scan pays a dict lookup for a path it has judged before. The answer
+is the same as write_denial's for a path that exists in the project as named (a test compares
+them); the two readings write_denial takes (named and resolved) are one here, since the scan walks
+real folders without following symlinks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from fnmatch import translate
+from typing import TYPE_CHECKING, NamedTuple
+
+import msgspec
+
+from ..config.schema import Config, PathRule, RuleSet
+from ..paths import _marker_parts, _strip_worktree
+from ..pipeline.permissions import rule_sets_for
+from ..pipeline.rules import expand
+
+if TYPE_CHECKING:
+    from ..engine.context import Context
+    from ..model.events import Event
+
+
+class Agent(NamedTuple):
+    """Who acts, as far as the write rules can tell agents apart."""
+
+    role: str
+    in_subagent: bool
+    agent_type: str | None
+
+
+def agent_of(event: "Event", ctx: "Context", role: str) -> Agent:
+    from ..pipeline.agents import agent_type_of
+
+    subagent = event.in_subagent
+    return Agent(role, subagent, agent_type_of(event, ctx) if subagent else None)
+
+
+class _Rule(NamedTuple):
+    name: re.Pattern[str] | None  # patterns without "/": the file name
+    path: re.Pattern[str] | None  # patterns with "/": the whole relative path
+    deny: bool
+    reason: str
+
+
+def _union(patterns: list[str]) -> re.Pattern[str] | None:
+    return re.compile("|".join(f"(?:{translate(p)})" for p in patterns)) if patterns else None
+
+
+def _compile(rule: PathRule, classes: dict[str, list[str]]) -> _Rule:
+    names, paths = [], []
+    for pattern in expand(rule.allow or rule.deny or [], classes):
+        pattern = pattern.lower()
+        if pattern.startswith("/"):
+            paths.append(pattern[1:])
+        elif "/" in pattern:
+            paths.append(pattern)
+        else:
+            names.append(pattern)
+    return _Rule(_union(names), _union(paths), rule.deny is not None, rule.reason)
+
+
+class Protection:
+    """`reason(rel)`: why this agent may not write the project file `rel` ("/"-separated, as
+    named), or None. `key` names the rules it was built from, for what is stored on disk."""
+
+    def __init__(self, rule_sets: list[RuleSet], classes: dict[str, list[str]], markers: list[str],
+                 agent: Agent | None = None) -> None:
+        self._sets = [([_compile(r, classes) for r in s.rules], s.otherwise) for s in rule_sets]
+        self._markers = _marker_parts(tuple(markers))
+        self._answers: dict[str, str | None] = {}
+        material = msgspec.json.encode([rule_sets, classes, markers, agent])
+        self.key = hashlib.sha256(material).hexdigest()[:20]
+
+    def reason(self, rel: str) -> str | None:
+        try:
+            return self._answers[rel]
+        except KeyError:
+            pass
+        low = _strip_worktree(rel.lower(), self._markers)
+        name = low.rsplit("/", 1)[-1]
+        answer = None
+        for rules, otherwise in self._sets:
+            answer = otherwise
+            for rule in rules:
+                if (rule.name is not None and rule.name.match(name)) or (rule.path is not None and rule.path.match(low)):
+                    answer = rule.reason if rule.deny else None
+                    break
+            if answer:
+                break
+        if len(self._answers) < 200_000:
+            self._answers[rel] = answer
+        return answer
+
+
+# (agent, the config object) -> its compiled protection; a changed config is a new object
+_compiled: dict[tuple[Agent, int], tuple[Config, Protection]] = {}
+
+
+def protection_for(agent: Agent, config: Config) -> Protection:
+    key = (agent, id(config))
+    hit = _compiled.get(key)
+    if hit is not None and hit[0] is config:
+        return hit[1]
+    pipeline = config.pipeline
+    sets = rule_sets_for(pipeline, agent.role, agent.in_subagent, agent.agent_type)
+    protection = Protection(sets, pipeline.paths, pipeline.worktree_markers, agent)
+    if len(_compiled) > 32:
+        _compiled.clear()
+    _compiled[key] = (config, protection)
+    return protection

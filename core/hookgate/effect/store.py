@@ -1,0 +1,166 @@
+"""Where the effect check keeps what it needs between a call's before and after: the state of the
+protected files (one index per protection), the index as it was when each call started (its
+manifest), a copy of each protected file's bytes, and the ledger of writes hookgate allowed.
+
+    <state dir>/effect/index-<key>.msgpack   the latest reading for one protection
+    <state dir>/effect/calls/<call>.msgpack  the reading a call started from (a hard link to the
+                                             index written before it: no copy)
+    <state dir>/effect/blobs/<sha256>        file bytes, named by their digest, written once
+    <state dir>/effect/ledger.jsonl          writes hookgate allowed (see ledger.py)
+
+The store is hookgate's, but the agent runs as the same user and could write into it. A copy is
+only ever restored after its bytes hash to the digest the manifest names, so a damaged or
+replaced copy is refused, not written back; a manifest forged during the call (a new index and a
+new copy with matching digests) is a limit the README names. Copies nothing refers to are removed
+once the store holds more than `max_blobs` of them, and manifests of calls whose after-hook never
+came are removed after a day.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+import msgspec
+
+from .tree import Index
+
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(Index)
+STALE_CALL_SECONDS = 86_400
+
+
+class StoreError(Exception):
+    pass
+
+
+class Store:
+    def __init__(self, state_dir: Path) -> None:
+        self.dir = state_dir / "effect"
+        self.blobs = self.dir / "blobs"
+        self.calls = self.dir / "calls"
+        self.ledger_path = self.dir / "ledger.jsonl"
+
+    # -- readings ---------------------------------------------------------------------------
+    def index_path(self, key: str) -> Path:
+        return self.dir / f"index-{key}.msgpack"
+
+    def load_index(self, key: str) -> Index | None:
+        return self._load(self.index_path(key))
+
+    def save_index(self, index: Index, call: str | None = None) -> None:
+        """Write the latest reading; with `call`, it is also the reading that call starts from."""
+        link = self.call_path(call) if call is not None else None
+        _write_new(self.index_path(index.key), _encoder.encode(index), link=link)
+
+    def _load(self, path: Path) -> Index | None:
+        try:
+            return _decoder.decode(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (msgspec.DecodeError, OSError):
+            return None  # a damaged reading is read again from the files
+
+    # -- manifests ----------------------------------------------------------------------------
+    def call_path(self, call: str) -> Path:
+        safe = hashlib.sha256(call.encode()).hexdigest()[:32]
+        return self.calls / f"{safe}.msgpack"
+
+    def link_call(self, key: str, call: str) -> None:
+        """The latest reading, unchanged, is the one `call` starts from."""
+        target = self.call_path(call)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        tmp.unlink(missing_ok=True)
+        os.link(self.index_path(key), tmp)
+        os.replace(tmp, target)
+
+    def has_call(self, call: str) -> bool:
+        return self.call_path(call).exists()
+
+    def take(self, call: str) -> Index | None:
+        """The reading a call started from, removed so that it is used once (the several events
+        of one Codex patch, a runtime that repeats an after-event)."""
+        path = self.call_path(call)
+        claimed = path.with_suffix(f".{os.getpid()}.taken")
+        try:
+            os.rename(path, claimed)
+        except FileNotFoundError:
+            return None
+        try:
+            return self._load(claimed)
+        finally:
+            claimed.unlink(missing_ok=True)
+
+    def prune_calls(self, now: float | None = None) -> None:
+        limit = (now or time.time()) - STALE_CALL_SECONDS
+        try:
+            entries = list(os.scandir(self.calls))
+        except FileNotFoundError:
+            return
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_mtime < limit:
+                    os.unlink(entry.path)
+            except OSError:
+                continue
+
+    # -- copies -------------------------------------------------------------------------------
+    def put(self, data: bytes) -> str:
+        digest = hashlib.sha256(data).hexdigest()
+        path = self.blobs / digest
+        if not path.exists():
+            self.blobs.mkdir(parents=True, exist_ok=True)
+            _write_new(path, data, mode=0o600)
+        return digest
+
+    def get(self, digest: str) -> bytes:
+        """The bytes kept under `digest`, only if they still hash to it."""
+        try:
+            data = (self.blobs / digest).read_bytes()
+        except OSError as exc:
+            raise StoreError(f"the kept copy is gone ({exc.__class__.__name__})") from None
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise StoreError("the kept copy was altered (its digest does not match)")
+        return data
+
+    def prune_blobs(self, max_blobs: int) -> None:
+        try:
+            names = os.listdir(self.blobs)
+        except FileNotFoundError:
+            return
+        if len(names) <= max_blobs:
+            return
+        wanted: set[str] = set()
+        paths = list(self.dir.glob("index-*.msgpack")) + list(self.calls.glob("*.msgpack"))
+        for path in paths:
+            index = self._load(path)
+            if index is not None:
+                wanted.update(f.digest for f in index.files.values() if f.digest)
+        for name in names:
+            if name not in wanted:
+                try:
+                    os.unlink(self.blobs / name)
+                except OSError:
+                    continue
+
+
+def _write_new(path: Path, data: bytes, mode: int = 0o644, link: Path | None = None) -> None:
+    """Write a whole file under a fresh inode (renamed into place), so a hard link to the old one
+    (a call's manifest) keeps the old bytes; `link` names the new one a second time."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+    if link is not None:
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.unlink(missing_ok=True)
+        os.link(tmp, link)
+    os.replace(tmp, path)

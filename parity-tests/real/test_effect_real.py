@@ -1,0 +1,117 @@
+"""The effect check on the real runtimes (pinned Claude Code, Codex, OpenCode), driven by the
+scripted fake model: the model's shell call writes a protected file in a form no syntax gate can
+read (the target in a variable, a Python heredoc), the runtime runs it, and the after-hook puts
+the file back; the reason is in the model's next request, and `write_reverted` is recorded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from drivers.codex import hookgate as codex_hookgate, run_codex, write_config
+from harness.fakemodel import Call, FakeModel, Say
+from drivers.opencode import configure, run_opencode
+from drivers.claude import run_claude
+from harness.runtimes import hookgate, metrics, new_project
+
+pytestmark = pytest.mark.real
+
+ORIGINAL = "extends Node\nvar speed = 1\n"
+VARIABLE = "p=src/player.gd; echo 'var hacked = true' >> $p"
+HEREDOC = "python3 - <<'EOF'\nimport pathlib\npathlib.Path('src', 'player' + '.gd').write_text('pwned')\nEOF"
+
+
+def game(work: Path) -> Path:
+    (work / "src").mkdir()
+    player = work / "src" / "player.gd"
+    player.write_text(ORIGINAL)
+    player.chmod(0o640)
+    return player
+
+
+def requests_text(fake_model: FakeModel, marker: str) -> str:
+    return "\n".join(json.dumps(r.body) for r in fake_model.seen(marker))
+
+
+def check(work: Path, player: Path, fake_model: FakeModel, marker: str, command: str, runtime: str) -> None:
+    assert player.read_text() == ORIGINAL and player.stat().st_mode & 0o777 == 0o640
+    seen = requests_text(fake_model, marker)
+    assert "hookgate put back files this call may not change" in seen, seen[-3000:]
+    assert "Build role cannot write game code directly" in seen
+    reverted = [m for m in metrics(work) if m["event"] == "write_reverted"]
+    assert [(m["path"], m["runtime"], m["command"]) for m in reverted] == [("src/player.gd", runtime, command)]
+
+
+@pytest.mark.proves("effect_restore@claude")
+@pytest.mark.parametrize("command", [VARIABLE, HEREDOC], ids=["variable", "heredoc"])
+def test_claude_code_puts_back_what_a_bash_call_wrote(tmp_path: Path, fake_model: FakeModel, command: str) -> None:
+    work, home = new_project(tmp_path)
+    hookgate("install", "claude", "--project", str(work), cwd=work)
+    hookgate("role", "set", "build", cwd=work)
+    player = game(work)
+    marker = fake_model.script("cc_effect", Call("Bash", {"command": command}), Say("done"))
+    run = run_claude(work, home, fake_model, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr
+    check(work, player, fake_model, "cc_effect", command, "claude")
+
+
+@pytest.mark.proves("effect_restore@claude")
+def test_claude_code_puts_back_what_a_failing_bash_call_wrote(tmp_path: Path, fake_model: FakeModel) -> None:
+    work, home = new_project(tmp_path)
+    hookgate("install", "claude", "--project", str(work), cwd=work)
+    hookgate("role", "set", "build", cwd=work)
+    player = game(work)
+    command = VARIABLE + "; exit 3"
+    marker = fake_model.script("cc_effect_fail", Call("Bash", {"command": command}), Say("done"))
+    run = run_claude(work, home, fake_model, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr
+    check(work, player, fake_model, "cc_effect_fail", command, "claude")
+    events = {m.get("hook_event") for m in metrics(work) if m["event"] == "write_reverted"}
+    assert events == {"PostToolUseFailure"}
+
+
+@pytest.mark.proves("effect_restore@codex")
+@pytest.mark.parametrize("command", [VARIABLE, HEREDOC], ids=["variable", "heredoc"])
+def test_codex_puts_back_what_a_shell_call_wrote(tmp_path: Path, fake_model: FakeModel, command: str) -> None:
+    work, home = new_project(tmp_path)
+    write_config(home, fake_model)
+    codex_hookgate("install", "codex", "--user", cwd=work, home=home)
+    codex_hookgate("role", "set", "build", cwd=work, home=home)
+    player = game(work)
+    marker = fake_model.script("cx_effect", Call("exec_command", {"cmd": command}), Say("ok"))
+    run = run_codex(work, home, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr
+    check(work, player, fake_model, "cx_effect", command, "codex")
+
+
+@pytest.mark.proves("effect_restore@opencode")
+@pytest.mark.parametrize("command", [VARIABLE, HEREDOC], ids=["variable", "heredoc"])
+def test_opencode_puts_back_what_a_bash_call_wrote(tmp_path: Path, fake_model: FakeModel, command: str) -> None:
+    work, home = new_project(tmp_path)
+    hookgate("install", "opencode", "--project", str(work), cwd=work)
+    hookgate("role", "set", "build", cwd=work)
+    configure(work, home, fake_model)
+    player = game(work)
+    marker = fake_model.script("oc_effect", Call("bash", {"command": command, "description": "tune"}),
+                               Say("Tuned."))
+    run = run_opencode(work, home, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr[-3000:]
+    check(work, player, fake_model, "oc_effect", command, "opencode")
+
+
+@pytest.mark.proves("effect_restore@opencode")
+def test_opencode_puts_back_what_a_bash_call_cut_off_by_its_timeout_wrote(tmp_path: Path, fake_model: FakeModel) -> None:
+    work, home = new_project(tmp_path)
+    hookgate("install", "opencode", "--project", str(work), cwd=work)
+    hookgate("role", "set", "build", cwd=work)
+    configure(work, home, fake_model)
+    player = game(work)
+    command = VARIABLE + "; sleep 20"
+    marker = fake_model.script("oc_effect_timeout",
+                               Call("bash", {"command": command, "description": "tune", "timeout": 1500}), Say("Tuned."))
+    run = run_opencode(work, home, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr[-3000:]
+    check(work, player, fake_model, "oc_effect_timeout", command, "opencode")
+    print({m.get("hook_event") for m in metrics(work) if m["event"] == "write_reverted"})

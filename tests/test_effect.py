@@ -1,0 +1,312 @@
+"""The effect check, end to end: the PreToolUse hook through the runtime's stdin dialect, the
+command in real bash, the after-hook; then the files' bytes and modes compared with what they were.
+The commands write protected files in forms a syntax gate cannot read (variables, globs,
+interpreters, programs that write on their own), so it is the effect that is judged."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from effect_support import Project, state
+
+RUNTIMES = ["claude", "codex"]
+WORKER = ("agent-w1", "worker")
+GD = "extends Node\nvar speed = 1\n"
+
+
+# the syntax gate off: every command reaches the effect check, which is what is tested here
+NO_SYNTAX_GATE = "[gates.check_shell_writes]\nenabled = false\n"
+
+
+def build_project(root: Path, runtime: str, syntax_gate: bool = False) -> Project:
+    project = Project(root, runtime).role("build")
+    if not syntax_gate:
+        project.config(NO_SYNTAX_GATE)
+    project.write("src/player.gd", GD)
+    project.write("src/enemy.gd", GD.replace("1", "2"), mode=0o640)
+    project.write("scenes/main.tscn", "[gd_scene]\n")
+    project.write("PLAN.md", "- [ ] pending\n")
+    project.write("notes.txt", "notes\n")
+    return project
+
+
+@pytest.fixture(params=RUNTIMES)
+def project(request, tmp_path) -> Project:
+    return build_project(tmp_path / "game", request.param)
+
+
+def only_changed(before: dict, after: dict) -> set[str]:
+    return {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+
+
+WRITES_GAME_CODE = {
+    "variable target": "p=src/player.gd; echo 'var hacked = true' >> $p",
+    "glob with sed -i": "sed -i 's/speed/SPEED/' src/*.gd",
+    "python heredoc": "python3 - <<'EOF'\nimport pathlib\np = pathlib.Path('src') / ('play' + 'er.gd')\np.write_text('pwned')\nEOF",
+    "brace expansion": "for f in src/{player,enemy}.gd; do printf 'x' > \"$f\"; done",
+    "perl -i": "perl -pi -e 's/Node/Node2D/' src/enemy.gd",
+    "find -exec": "find . -name '*.gd' -exec sed -i 's/extends/#/' {} +",
+    "touch -r hides mtime": "f=src/player.gd; cp $f /tmp/hg-ref.$$; echo evil >> $f; touch -r /tmp/hg-ref.$$ $f; rm /tmp/hg-ref.$$",
+    "chmod only": "f=src/enemy.gd; chmod 755 $f",
+    "delete": "f=src/player.gd; rm $f",
+    "delete a folder": "d=src; rm -r $d",
+    "rename away": "f=src/player.gd; mv $f src/player.bak",
+    "replace by a symlink": "f=src/player.gd; rm $f; ln -s /etc/hostname $f",
+    "tscn via xargs": "echo scenes/main.tscn | xargs sed -i 's/gd_scene/x/'",
+    "eval": "eval \"$(printf 'echo x > src/%s' player.gd)\"",
+}
+
+
+@pytest.mark.parametrize("command", WRITES_GAME_CODE.values(), ids=WRITES_GAME_CODE.keys())
+def test_a_protected_file_written_by_the_lead_is_put_back(project, command):
+    before = state(project.root)
+    out = project.bash(command)
+    assert not out.pre_blocked, out.pre_reason
+    after = state(project.root)
+    # what is left changed is only what the lead may write (a renamed-away copy under another name)
+    assert only_changed(before, after) <= {"src/player.bak"}, only_changed(before, after)
+    assert all(before[k] == after[k] for k in before if k.endswith((".gd", ".tscn")))
+    assert out.post_blocked and "put back" in out.post_reason
+    assert "Dispatch a Worker subagent" in out.post_reason  # how to do it the allowed way
+    reverted = [m for m in project.metrics() if m["event"] == "write_reverted"]
+    assert reverted and all(m["command"] == command for m in reverted)
+
+
+def test_a_created_game_file_is_removed(project):
+    before = state(project.root)
+    out = project.bash("n=src/new; echo 'extends Node' > $n.gd; mkdir -p lib/deep; cp src/player.gd lib/deep/copy.gd")
+    assert out.post_blocked and "src/new.gd was created" in out.post_reason
+    assert "lib/deep/copy.gd was created" in out.post_reason
+    after = state(project.root)
+    assert only_changed(before, after) == set()
+
+
+def test_a_command_that_changes_files_and_fails_is_checked_too(project):
+    before = state(project.root)
+    out = project.bash("sed -i 's/speed/SPEED/' src/*.gd; exit 3")
+    assert out.exit_code == 3
+    assert out.post_blocked
+    assert state(project.root) == before
+
+
+def test_the_allowed_part_of_a_call_stands(project):
+    before = state(project.root)
+    out = project.bash("sed -i 's/pending/verified/' *.md; p=src/player.gd; echo x >> $p; echo more >> notes.txt")
+    after = state(project.root)
+    assert only_changed(before, after) == {"PLAN.md", "notes.txt"}
+    assert after["PLAN.md"][0] == b"- [ ] verified\n"
+    assert out.post_blocked and "src/player.gd" in out.post_reason and "PLAN.md" not in out.post_reason
+
+
+def test_modes_are_put_back_exactly(project):
+    project.bash("chmod 600 src/*.gd; echo x >> src/enemy.gd" if False else "for f in src/*.gd; do chmod 600 $f; done")
+    assert os.stat(project.root / "src/enemy.gd").st_mode & 0o777 == 0o640
+    assert os.stat(project.root / "src/player.gd").st_mode & 0o777 == 0o644
+
+
+def test_harmless_commands_are_not_refused_nor_reverted(project):
+    for command in ("ls -la src", "cat src/*.gd > /dev/null", "cp src/player.gd /tmp/hg-player.gd.bak.$$",
+                    "p=PLAN.md; sed -i 's/pending/done/' $p", "mkdir -p build && echo ok > build/log.txt",
+                    "git status 2>/dev/null; true", "touch src/player.gd"):
+        before = state(project.root)
+        out = project.bash(command)
+        assert not out.pre_blocked and not out.post_blocked, (command, out)
+        changed = only_changed(before, state(project.root))
+        assert changed <= {"PLAN.md", "build/log.txt", "src/player.gd"}, (command, changed)
+    assert not [m for m in project.metrics() if m["event"] == "write_reverted"]
+
+
+def test_a_worker_may_write_game_code_but_not_the_plan(project):
+    before = state(project.root)
+    out = project.bash("for f in src/*.gd PLAN.md; do echo '# edited' >> \"$f\"; done", agent=WORKER)
+    after = state(project.root)
+    assert only_changed(before, after) == {"src/player.gd", "src/enemy.gd"}
+    assert out.post_blocked and "PLAN.md" in out.post_reason and "planning documents" in out.post_reason
+
+
+def test_no_role_no_check(project):
+    project.role(None)
+    out = project.bash("p=src/player.gd; echo x >> $p")
+    assert not out.post_blocked
+    assert (project.root / "src/player.gd").read_text().endswith("x\n")
+
+
+def test_the_check_can_be_switched_off(project):
+    project.config(NO_SYNTAX_GATE + "[effect]\nenabled = false\n")
+    out = project.bash("p=src/player.gd; echo x >> $p")
+    assert not out.post_blocked
+    assert (project.root / "src/player.gd").read_text().endswith("x\n")
+
+
+def test_hard_link_and_dev_shm_symlink_writes_are_seen(project, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    before = state(project.root)
+    out = project.bash(f"ln src/player.gd {outside}/link; echo evil >> {outside}/link")
+    assert out.post_blocked and state(project.root) == before
+    assert (outside / "link").read_text().endswith("evil\n")  # the link keeps its bytes, the file is put back
+    shm = Path("/dev/shm") if os.path.isdir("/dev/shm") else tmp_path
+    link = shm / f"hg-effect-{os.getpid()}"
+    out = project.bash(f"ln -sf $PWD/src/enemy.gd {link}; echo evil >> {link}; rm {link}")
+    assert out.post_blocked and state(project.root) == before
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t"})
+
+
+@pytest.mark.parametrize("command", ["git stash", "git checkout -- .", "git restore src", "git reset --hard"])
+def test_git_rewriting_the_tree_is_put_back(project, command):
+    git(project.root, "init", "-q")
+    git(project.root, "add", "-A")
+    git(project.root, "commit", "-qm", "start")
+    # the user's own edit, made outside any checked call, is the state to keep
+    (project.root / "src/player.gd").write_text(GD + "# user's work\n")
+    before = state(project.root)
+    out = project.bash(command)
+    assert out.post_blocked, out
+    assert state(project.root) == before
+
+
+def test_tar_extract_over_protected_files(project, tmp_path):
+    evil = tmp_path / "evil"
+    (evil / "src").mkdir(parents=True)
+    (evil / "src/player.gd").write_text("evil\n")
+    (evil / "src/extra.gd").write_text("evil\n")
+    subprocess.run(["tar", "-cf", str(tmp_path / "evil.tar"), "-C", str(evil), "src"], check=True)
+    before = state(project.root)
+    out = project.bash(f"tar -xf {tmp_path / 'evil.tar'}")
+    assert out.post_blocked and state(project.root) == before
+
+
+def test_a_file_changed_between_calls_is_kept_as_the_new_state(project):
+    project.bash("true")  # the first reading
+    (project.root / "src/player.gd").write_text("the user's edit\n")  # not in any call
+    out = project.bash("p=src/player.gd; echo x >> $p")
+    assert out.post_blocked
+    assert (project.root / "src/player.gd").read_text() == "the user's edit\n"
+
+
+def test_a_tampered_copy_is_not_restored(project):
+    project.bash("true")
+    store = project.root / ".hookgate" / "effect" / "blobs"
+    command = f"p=src/player.gd; echo x >> $p; for b in {store}/*; do chmod u+w $b; printf evil > $b; done"
+    out = project.bash(command)
+    assert out.post_blocked and "could NOT put them back" in out.post_reason
+    assert "altered" in out.post_reason
+    assert "evil" not in (project.root / "src/player.gd").read_text()
+    assert any(m["event"] == "write_revert_failed" for m in project.metrics())
+
+
+def test_with_the_syntax_gate_on_what_it_cannot_read_is_put_back(tmp_path):
+    project = build_project(tmp_path / "game", "claude", syntax_gate=True)
+    before = state(project.root)
+    out = project.bash("p=src/player.gd; echo x >> $p")
+    assert not out.pre_blocked and out.post_blocked
+    assert state(project.root) == before
+
+
+def test_a_patch_by_the_lead_that_slips_past_is_put_back(tmp_path):
+    """NotebookEdit / MCP tools: any wrapped tool's effect is checked, not only Bash."""
+    project = build_project(tmp_path / "game", "claude")
+    before = state(project.root)
+    call = "toolu_mcp1"
+    tool_input = {"path": "src/player.gd", "content": "x"}
+    assert not project.hook(project.tool_payload("PreToolUse", "mcp__fs__write_file", tool_input, call))[0]
+    (project.root / "src/player.gd").write_text("written by the MCP server\n")  # what the server did
+    blocked, reason, _ = project.hook(project.tool_payload("PostToolUse", "mcp__fs__write_file", tool_input, call,
+                                                           tool_response="ok"))
+    assert blocked and "src/player.gd" in reason
+    assert state(project.root) == before
+
+
+def test_a_codex_patch_is_read_once_and_its_allowed_file_stands(tmp_path):
+    project = build_project(tmp_path / "game", "codex")
+    patch = "*** Begin Patch\n*** Add File: notes2.txt\n+ok\n*** Update File: notes.txt\n@@\n-notes\n+more notes\n*** End Patch\n"
+    call = "call_patch1"
+    tool_input = {"command": patch}
+    assert not project.hook(project.tool_payload("PreToolUse", "apply_patch", tool_input, call))[0]
+    calls = list((project.root / ".hookgate/effect/calls").glob("*.msgpack"))
+    assert len(calls) == 1  # two file events, one reading
+    (project.root / "notes2.txt").write_text("ok\n")
+    (project.root / "notes.txt").write_text("more notes\n")
+    (project.root / "src/player.gd").write_text("changed beside the patch\n")  # what no patch names
+    blocked, reason, _ = project.hook(project.tool_payload("PostToolUse", "apply_patch", tool_input, call,
+                                                           tool_response="Success"))
+    assert blocked and "src/player.gd" in reason and "notes" not in reason
+    assert (project.root / "src/player.gd").read_text() == GD
+    assert (project.root / "notes.txt").read_text() == "more notes\n"
+
+
+def test_a_call_refused_before_it_runs_leaves_no_reading_and_excuses_nothing(project):
+    project.config("")  # the syntax gate on: it refuses this literal write
+    out = project.bash("echo x > src/player.gd", agent=WORKER)
+    assert not out.pre_blocked  # a worker may write game code
+    out = project.bash("echo x >> PLAN.md", agent=WORKER)
+    assert out.pre_blocked
+    assert list((project.root / ".hookgate/effect/calls").glob("*.msgpack")) == []
+    ledger = (project.root / ".hookgate/effect/ledger.jsonl").read_text()
+    assert ledger.count('"agent"') == 1  # only the worker call that ran was noted as running
+
+
+def test_the_store_does_not_grow_without_bound(project):
+    project.config(NO_SYNTAX_GATE + "[effect]\nmax_blobs = 3\n")
+    for i in range(6):
+        project.write("src/player.gd", f"extends Node # {i}\n")  # a new version between calls
+        project.bash("true")
+    blobs = list((project.root / ".hookgate/effect/blobs").iterdir())
+    assert len(blobs) <= 3 + 1  # the copies the readings refer to, pruned past the limit
+    out = project.bash("p=src/player.gd; echo x >> $p")
+    assert out.post_blocked and (project.root / "src/player.gd").read_text() == "extends Node # 5\n"
+
+
+def test_in_godotmaker_mode_hookgates_own_files_are_not_put_back(tmp_path):
+    """GodotMaker's layout keeps the session's records in `.godotmaker/` itself: a worker may not
+    write that folder, yet hookgate's own writes there on every call are not the call's."""
+    import json as _json
+
+    from hookgate.hookcall import handle
+    from hookgate_claude import dialect
+
+    root = tmp_path / "gm"
+    (root / ".godotmaker").mkdir(parents=True)
+    (root / ".godotmaker" / "current_role").write_text("build\n")
+    (root / "src").mkdir()
+    (root / "src/player.gd").write_text(GD)
+    env = {"HOOKGATE_PROJECT_DIR": str(root), "HOOKGATE_WARM": "off"}
+
+    def hook(event, command, call, **extra):
+        payload = {"hook_event_name": event, "session_id": "gm-1", "cwd": str(root), "tool_name": "Bash",
+                   "tool_input": {"command": command}, "tool_use_id": call, "agent_id": "w1", "agent_type": "worker",
+                   **extra}
+        answer = handle(dialect, _json.dumps(payload).encode(), env)
+        return _json.loads(answer.stdout) if answer.stdout else {}
+
+    for i, command in enumerate(["echo hi", "r=.godotmaker/current_role; echo verify > $r"]):
+        hook("PreToolUse", command, f"c{i}")
+        subprocess.run(["bash", "-c", command], cwd=root, check=True)
+        out = hook("PostToolUse", command, f"c{i}", tool_response="ok")
+        if i == 0:
+            assert out.get("decision") != "block", out
+    assert out.get("decision") == "block" and ".godotmaker/current_role" in out["reason"]
+    assert (root / ".godotmaker" / "current_role").read_text() == "build\n"
+    assert (root / ".godotmaker" / "metrics_current.jsonl").read_text().count("write_reverted") == 1
+
+
+def test_a_codex_patch_refused_for_one_file_leaves_no_reading(tmp_path):
+    project = build_project(tmp_path / "game", "codex")
+    patch = ("*** Begin Patch\n*** Add File: notes2.txt\n+ok\n*** Add File: src/evil.gd\n+x\n"
+             "*** Add File: notes3.txt\n+ok\n*** End Patch\n")
+    blocked, reason, _ = project.hook(project.tool_payload("PreToolUse", "apply_patch", {"command": patch}, "call_p2"))
+    assert blocked and "evil.gd" in reason
+    assert list((project.root / ".hookgate/effect/calls").glob("*.msgpack")) == []
+    ledger = (project.root / ".hookgate/effect/ledger.jsonl").read_text().splitlines()
+    opened = [line for line in ledger if '"agent"' in line]
+    assert all(any('"end"' in later for later in ledger[ledger.index(line):]) for line in opened)
