@@ -8,7 +8,8 @@ a well-formed answer that follows the fail mode of the gates involved, never a t
 from __future__ import annotations
 
 import os
-from typing import Mapping, Protocol, Sequence
+import time
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import msgspec
 
@@ -20,6 +21,7 @@ from .errors import ConfigError, PayloadError
 from .model.events import Event
 from .model.verdicts import Verdict, combine
 from .policy import build_engine
+from .replay.record import record_decisions
 from .store.project import Project
 from .store.session import stamp
 
@@ -65,16 +67,40 @@ def load_policy(cwd: str | None, env: Mapping[str, str] = os.environ) -> Policy:
     return Policy(project=project, config=config, engine=engine, error=error)
 
 
+# Called after each decided call with (events, decisions, verdict, seconds it took): the
+# long-running cores export decisions from here (hookgate.otel); the cold hook path has none.
+DECISION_LISTENERS: list[Callable[[Sequence[Event], list[Decision], Verdict, float], Any]] = []
+
+
 def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decision], Context]:
     """Evaluate the events of one call (a Codex patch is one event per file) as one decision."""
+    started = time.perf_counter()
     session = policy.project.session(events[0].session_id)
     ctx = Context(project=policy.project, session=session, config=policy.config)
     if policy.error:
         decisions = [policy.engine.fail(events[0].name, policy.error, ctx)]
+        record_decisions(ctx, events[:1], decisions, (time.perf_counter() - started) * 1000)
     else:
         decisions = [policy.engine.evaluate(event, ctx) for event in events]
+        record_decisions(ctx, events, decisions, (time.perf_counter() - started) * 1000)
     flush(ctx, events[0])
-    return combine(d.verdict for d in decisions), decisions, ctx
+    verdict = combine(d.verdict for d in decisions)
+    if verdict.refuses and policy.config.explain.hint:
+        verdict = msgspec.structs.replace(verdict, message=_with_hint(verdict.message, events[0]))
+    for listener in DECISION_LISTENERS:
+        try:
+            listener(events, decisions, verdict, time.perf_counter() - started)
+        except Exception:  # an exporter can never change or fail a decision
+            pass
+    return verdict, decisions, ctx
+
+
+def _with_hint(message: str | None, event: Event) -> str:
+    """The user-facing line that says how to see why ([explain] hint = false: none)."""
+    use_id = getattr(event, "tool_use_id", None)
+    which = f"--tool-use-id {use_id}" if use_id else "--last-block"
+    hint = f"hookgate: run `hookgate explain {event.session_id} {which}` to see why"
+    return "\n".join(filter(None, [message, hint]))
 
 
 def flush(ctx: Context, event: Event) -> None:
