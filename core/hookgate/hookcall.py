@@ -21,7 +21,7 @@ from .errors import ConfigError, PayloadError
 from .model.events import Event
 from .model.verdicts import Verdict, combine
 from .policy import build_engine
-from .replay.record import record_decisions
+from .replay.record import decision_records
 from .store.project import Project
 from .store.session import stamp
 
@@ -79,11 +79,9 @@ def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decis
     ctx = Context(project=policy.project, session=session, config=policy.config)
     if policy.error:
         decisions = [policy.engine.fail(events[0].name, policy.error, ctx)]
-        record_decisions(ctx, events[:1], decisions, (time.perf_counter() - started) * 1000)
     else:
         decisions = [policy.engine.evaluate(event, ctx) for event in events]
-        record_decisions(ctx, events, decisions, (time.perf_counter() - started) * 1000)
-    flush(ctx, events[0])
+    flush(ctx, events[0], decision_records(ctx, events[: len(decisions)], decisions))
     verdict = combine(d.verdict for d in decisions)
     if verdict.refuses and policy.config.explain.hint:
         verdict = msgspec.structs.replace(verdict, message=_with_hint(verdict.message, events[0]))
@@ -103,12 +101,13 @@ def _with_hint(message: str | None, event: Event) -> str:
     return "\n".join(filter(None, [message, hint]))
 
 
-def flush(ctx: Context, event: Event) -> None:
+def flush(ctx: Context, event: Event, decided: Sequence[dict[str, Any]] = ()) -> None:
+    common = dict(session_id=event.session_id, runtime=event.runtime, agent_id=event.agent_id or "main",
+                  agent_type=event.agent_type, hook_event=event.name)
     if ctx.records:
-        ctx.session.append(stamp(
-            ctx.records, session_id=event.session_id, runtime=event.runtime,
-            agent_id=event.agent_id or "main", agent_type=event.agent_type, hook_event=event.name,
-        ))
+        ctx.session.append(stamp(ctx.records, **common))
+    if decided:
+        ctx.session.append_decisions(stamp(decided, **common))  # type: ignore[attr-defined]
 
 
 def handle(dialect: Dialect, raw: bytes, env: Mapping[str, str] = os.environ, event_hint: str = "") -> Answer:

@@ -28,7 +28,7 @@ def main(args: list[str]) -> int:
     if store is None:
         return 1
     records = store.metrics()
-    found = calls(records)
+    found = calls(store.decisions())
     call = select(found, tool_use_id=ns.tool_use_id, last_block=ns.last_block)
     if call is None:
         wanted = f"a call with tool_use_id {ns.tool_use_id!r}" if ns.tool_use_id else "a refused call"
@@ -51,7 +51,7 @@ def _store(project, session: str | None) -> SessionStore | None:
             return None
         return sessions[0]
     store = SessionStore(project.state_dir, session)
-    if not store.metrics_path.is_file():
+    if not store.decisions_path.is_file():
         print(f"hookgate explain: no session {session!r}; known: {', '.join(s.session_id for s in sessions) or '-'}",
               file=sys.stderr)
         return None

@@ -1,7 +1,7 @@
 """`hookgate replay SESSION... [--config FILE | --project DIR] [--format text|json]`: decide the
 recorded events of sessions again under the current policy, a config file, or another project's
 policy files, and print the calls whose verdict changed (hookgate.replay.run). SESSION is a
-session id of this project, or the path of a session's folder or metrics.jsonl."""
+session id of this project, or the path of a session's folder or its decisions.jsonl."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from hookgate.store.session import SessionStore
 
 def main(args: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="hookgate replay", description="re-decide recorded sessions under a policy")
-    parser.add_argument("sessions", nargs="+", metavar="SESSION", help="session id, or a session folder / metrics.jsonl")
+    parser.add_argument("sessions", nargs="+", metavar="SESSION", help="session id, or a session folder / decisions.jsonl")
     policy = parser.add_mutually_exclusive_group()
     policy.add_argument("--config", type=Path, help="decide under this config.toml instead of the project's")
     policy.add_argument("--project", type=Path, help="decide under this project's policy files (.hookgate/)")
@@ -31,7 +31,7 @@ def main(args: list[str]) -> int:
     for name in ns.sessions:
         path = Path(name)
         if path.exists():  # a session log by path: its project is where its decisions were made
-            log = path / "metrics.jsonl" if path.is_dir() else path
+            log = path / "decisions.jsonl" if path.is_dir() else path
             records = [msgspec.json.decode(line) for line in log.read_bytes().splitlines() if line.strip()]
             recorded = next((r.get("root") for r in records if r.get("event") == "decision" and r.get("root")), None)
             if recorded and Path(recorded).is_dir():
@@ -39,10 +39,10 @@ def main(args: list[str]) -> int:
             loaded.append((log.parent.name, records))
             continue
         store = SessionStore(project.state_dir, name)
-        if not store.metrics_path.is_file():
+        if not store.decisions_path.is_file():
             print(f"hookgate replay: no session {name!r} under {project.state_dir / 'sessions'}", file=sys.stderr)
             return 1
-        loaded.append((name, store.metrics()))
+        loaded.append((name, store.decisions()))
     for path in (ns.config, ns.project):
         if path is not None and not path.exists():
             print(f"hookgate replay: {path} does not exist", file=sys.stderr)

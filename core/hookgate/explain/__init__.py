@@ -3,8 +3,8 @@ it, every gate that ran and its verdict, for a refusal the rule that decided it 
 entry by file and key, a hooks.json handler, a Python hook by id), and what would have been
 allowed instead.
 
-A call is its `decision` record (hookgate.replay.record) and the records its decision noted just
-before it (one locked append per call, so they are contiguous). The rule is found against the
+A call is its `decision` record in the session's decisions.jsonl (hookgate.replay.record), which
+holds the metrics records its decision noted. The rule is found against the
 policy files as they are now; `policy_changed` says when they are newer than the decision.
 """
 
@@ -23,7 +23,7 @@ REFUSALS = ("block", "retry", "ask")
 @dataclass
 class Call:
     decision: dict[str, Any]
-    records: list[dict[str, Any]]  # what its decision noted, in order (the decision record last)
+    records: list[dict[str, Any]]  # the metrics records its decision noted, in order
     index: int  # the decision record's position among the session's decision records
 
     @property
@@ -35,19 +35,13 @@ class Call:
         return bool(self.decision.get("would_block"))
 
 
-def calls(records: Iterable[dict[str, Any]]) -> list[Call]:
-    """Every decided call of a session log, in order."""
-    out: list[Call] = []
-    pending: list[dict[str, Any]] = []
-    for record in records:
-        pending.append(record)
+def calls(decisions: Iterable[dict[str, Any]]) -> list[Call]:
+    """Every decided call of a session's decisions.jsonl, in order."""
+    found: list[Call] = []
+    for record in decisions:
         if record.get("event") == "decision":
-            out.append(Call(decision=record, records=pending, index=len(out)))
-            if record.get("part", 0) + 1 >= record.get("parts", 1):
-                pending = []
-            else:
-                pending = [r for r in pending if r.get("event") != "decision"]
-    return out
+            found.append(Call(decision=record, records=list(record.get("records") or []), index=len(found)))
+    return found
 
 
 def select(found: list[Call], *, tool_use_id: str | None = None, last_block: bool = False) -> Call | None:

@@ -125,8 +125,8 @@ def canonical(event: Any) -> dict[str, Any]:
     return stored
 
 
-def decision_record(event: Any, decision: Any, *, role: str | None, stages: int, root: str, part: int, parts: int,
-                    ms: float) -> dict[str, Any]:
+def decision_record(event: Any, decision: Any, *, role: str | None, stages: int, root: str, part: int,
+                    parts: int) -> dict[str, Any]:
     """The `decision` metrics record of one evaluated event (the last record of its call)."""
     verdict = decision.verdict
     record: dict[str, Any] = {
@@ -140,7 +140,6 @@ def decision_record(event: Any, decision: Any, *, role: str | None, stages: int,
         "role": role,
         "stages": stages,
         "root": root,
-        "ms": round(ms, 3),
         "call": canonical(event),
     }
     if decision.forced:
@@ -156,11 +155,18 @@ def decision_record(event: Any, decision: Any, *, role: str | None, stages: int,
     return record
 
 
-def record_decisions(ctx: Any, events: Sequence[Any], decisions: Sequence[Any], ms: float) -> None:
-    """Note one `decision` record per evaluated event of a call on the decision's context."""
+def decision_records(ctx: Any, events: Sequence[Any], decisions: Sequence[Any]) -> list[dict[str, Any]]:
+    """One `decision` record per evaluated event of a call, each with the metrics records the call
+    noted (what explain needs: which hook denied, which handler, which paths). No timing here:
+    the same calls leave the same files, warm or in-process; the OpenTelemetry span has it."""
     project = ctx.project
     role = project.current_role()
     stages = len(project.stage_log()) if project.stage_path.exists() else 0
+    noted = _Bounds().value([dict(r) for r in ctx.records], "records")
+    out = []
     for part, (event, decision) in enumerate(zip(events, decisions)):
-        ctx.record("decision", **decision_record(event, decision, role=role, stages=stages, root=str(project.root),
-                                                 part=part, parts=len(events), ms=ms))
+        record = decision_record(event, decision, role=role, stages=stages, root=str(project.root), part=part,
+                                 parts=len(events))
+        record["records"] = noted
+        out.append({"event": "decision", **record})
+    return out

@@ -3,6 +3,7 @@
     sessions/<session_id>/metrics.jsonl   this session's records, one JSON object per line
     sessions/<session_id>/state.json      counters and the gates' session state
     sessions/<session_id>/notices.jsonl   warnings waiting for the next turn the model sees
+    sessions/<session_id>/decisions.jsonl every decided event, for `hookgate explain` and `replay`
     metrics.jsonl                         every session's records, for the lifetime of the project
 """
 
@@ -43,6 +44,7 @@ class SessionStore:
         self.metrics_path = self.dir / "metrics.jsonl"
         self.state_path = self.dir / "state.json"
         self.notices_path = self.dir / "notices.jsonl"
+        self.decisions_path = self.dir / "decisions.jsonl"
         self.lifetime_path = state_dir / "metrics.jsonl"
         self._lock = self.dir / ".lock"
 
@@ -95,6 +97,7 @@ class SessionStore:
             locked.replace(self.state_path, b"{}")
             locked.replace(self.metrics_path, b"")
             self.notices_path.unlink(missing_ok=True)
+            self.decisions_path.unlink(missing_ok=True)
 
     # -- notices ---------------------------------------------------------------------------
     def push_notice(self, text: str) -> None:
@@ -115,6 +118,15 @@ class SessionStore:
         if data:
             locked.append(self.metrics_path, data)
             locked.append(self.lifetime_path, data)
+
+    def append_decisions(self, records: Iterable[dict[str, Any]]) -> None:
+        """The session's recorded events (hookgate.replay.record); never in the lifetime log."""
+        data = b"".join(_encoder.encode(r) + b"\n" for r in records)
+        if data:
+            locked.append(self.decisions_path, data)
+
+    def decisions(self) -> list[dict[str, Any]]:
+        return [msgspec.json.decode(line) for line in locked.read(self.decisions_path).splitlines() if line.strip()]
 
     def metrics(self) -> list[dict[str, Any]]:
         return [msgspec.json.decode(line) for line in locked.read(self.metrics_path).splitlines() if line.strip()]
