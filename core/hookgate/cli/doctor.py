@@ -40,6 +40,7 @@ CHECKS: tuple[tuple[str, str], ...] = (
     ("python", "hookgate.cli.doctor:check_python"),
     ("node", "hookgate.cli.doctor:check_node"),
     ("config", "hookgate.cli.doctor:check_config"),
+    ("monitor mode", "hookgate.cli.doctor:check_monitor_mode"),
     ("claude", "hookgate.cli.doctor:check_claude"),
     ("codex hooks", "hookgate_codex.checks:check_registration"),
     ("codex feature", "hookgate_codex.checks:check_feature"),
@@ -168,6 +169,32 @@ def check_config(setup: Setup) -> list[Finding]:
     where = project.config_path if project.config_path.exists() else "no .hookgate/config.toml"
     count = len(engine.gates)
     return [Finding("ok", f"{where}: preset {config.preset}, {count} gate{'' if count == 1 else 's'}")]
+
+
+def check_monitor_mode(setup: Setup) -> list[Finding]:
+    """Monitor mode lets every refusal through, a fail-closed gate's failures included: say so."""
+    from hookgate.config.load import load_config
+    from hookgate.errors import ConfigError
+    from hookgate.policy import build_engine
+    from hookgate.store.project import Project
+
+    project = Project(setup.project)
+    try:
+        engine = build_engine(load_config(project.config_path), project)
+    except ConfigError:
+        return []  # the config check reports it
+    watched = [gate for gate in engine.gates if gate.mode == "monitor"]
+    if not watched:
+        return [Finding("ok", "every gate enforces (no monitor mode)")]
+    findings = [Finding("info", f"monitor mode: {', '.join(g.id for g in watched)} decide and record `would_block`; "
+                                "the agent is never stopped by them (`hookgate metrics report` shows what they would have blocked)")]
+    closed = [gate.id for gate in watched if gate.fail_mode == "closed"]
+    if closed:
+        findings.append(Finding(
+            "info", f"{', '.join(closed)} fail closed, and monitor mode makes them open: a crash, a timeout or an "
+                    "unreadable payload of theirs now lets the call through (recorded as would_block)",
+            f"set mode = \"enforce\" for them in {project.config_path} once their would_block records look right"))
+    return findings
 
 
 def check_claude(setup: Setup) -> list[Finding]:

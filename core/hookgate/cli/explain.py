@@ -31,7 +31,7 @@ def main(args: list[str]) -> int:
     found = calls(store.decisions())
     call = select(found, tool_use_id=ns.tool_use_id, last_block=ns.last_block)
     if call is None:
-        wanted = f"a call with tool_use_id {ns.tool_use_id!r}" if ns.tool_use_id else "a refused call"
+        wanted = f"call with tool_use_id {ns.tool_use_id!r}" if ns.tool_use_id else "refused call"
         print(f"hookgate explain: session {store.session_id!r} has no {wanted} "
               f"({len(found)} decided call{'' if len(found) == 1 else 's'} recorded)", file=sys.stderr)
         return 1

@@ -114,8 +114,9 @@ def _write_rules(policy: Policy, gate_id: str, call: "Call", subagent_role: str 
                 if any(matches(rel, p) for p in patterns):
                     if rule.deny is None:
                         break  # allowed by this rule set; a later one refused
-                    entry = f"{key}.rules[{index}]"
-                    return Rule(what=f"the write rule {entry} (path {rel})", file=policy.file_of(f"{key}.rules"),
+                    listed = key if key == _ALWAYS else f"{key}.rules"  # `always` is a list of rules itself
+                    entry = f"{listed}[{index}]"
+                    return Rule(what=f"the write rule {entry} (path {rel})", file=policy.file_of(listed),
                                 key=entry, detail=_rule_text(rule), instead=_allowed(rule_set, pipeline.paths, key))
             else:
                 if rule_set.otherwise is not None:
@@ -126,13 +127,16 @@ def _write_rules(policy: Policy, gate_id: str, call: "Call", subagent_role: str 
     return None
 
 
+_ALWAYS = "pipeline.subagents.always"
+
+
 def _rule_sets(pipeline: Any, role: str | None, event: dict[str, Any], subagent_role: str | None) -> list[tuple[str, RuleSet]]:
     if not event.get("agent_id"):
         if role in pipeline.roles:
             return [(f"pipeline.roles.{role}", pipeline.roles[role])]
         return [("pipeline.roles.*", pipeline.roles["*"])] if "*" in pipeline.roles else []
     kind = subagent_role or event.get("agent_type") or ""
-    sets = [("pipeline.subagents.always", RuleSet(rules=pipeline.subagents.always))]
+    sets = [(_ALWAYS, RuleSet(rules=pipeline.subagents.always))]
     if kind in pipeline.subagents.types:
         sets.append((f"pipeline.subagents.types.{kind}", pipeline.subagents.types[kind]))
     elif "*" in pipeline.subagents.types:
