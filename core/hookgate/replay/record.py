@@ -66,10 +66,10 @@ def scrub(text: str) -> tuple[str, bool]:
         found = True
         return REDACTED
 
-    out = _ASSIGNMENT.sub(assignment, text)
-    for pattern in _TOKENS:
+    out = text
+    for pattern in _TOKENS:  # first: `Authorization: Bearer <token>` is a token, not a value `Bearer`
         out = pattern.sub(token, out)
-    return out, found
+    return _ASSIGNMENT.sub(assignment, out), found
 
 
 def _digest(text: str) -> str:
