@@ -3,6 +3,7 @@ endpoint, behind a bounded queue a decision never waits on."""
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
@@ -17,6 +18,10 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 
 from .. import __version__
 from ..store import locked
+
+# the SDK logs every failed export; hookgate counts them instead (the otel_export record), and a
+# core's stderr is the runtime's hook log
+logging.getLogger("opentelemetry").setLevel(logging.CRITICAL)
 
 BATCH = 256
 FLUSH_EVERY = 0.5  # seconds a span may wait for its batch
