@@ -25,7 +25,8 @@ logging.getLogger("opentelemetry").setLevel(logging.CRITICAL)
 
 BATCH = 256
 FLUSH_EVERY = 0.5  # seconds a span may wait for its batch
-COUNTS_EVERY = 60.0  # seconds between otel_export records while the counts change
+COUNTS_EVERY = 60.0
+PAUSE_FIRST, PAUSE_MAX = 1.0, 30.0  # seconds a down endpoint is left alone after a failed export  # seconds between otel_export records while the counts change
 
 
 class BoundedProcessor(SpanProcessor):
@@ -35,6 +36,9 @@ class BoundedProcessor(SpanProcessor):
         self.exporter = exporter
         self.queue: queue.Queue[ReadableSpan] = queue.Queue(maxsize=max(1, size))
         self.exported = self.failed = self.dropped = 0
+        # after a failed export the endpoint is left alone for a while (doubling up to PAUSE_MAX)
+        self._paused_until = 0.0
+        self._backoff = PAUSE_FIRST
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="hookgate-otel", daemon=True)
         self._thread.start()
@@ -64,14 +68,20 @@ class BoundedProcessor(SpanProcessor):
         return batch
 
     def _export(self, batch: list[ReadableSpan]) -> None:
+        if time.monotonic() < self._paused_until:  # the endpoint is down: count, do not encode and retry each
+            self.failed += len(batch)
+            return
         try:
             ok = self.exporter.export(batch) == SpanExportResult.SUCCESS
         except Exception:  # an exporter bug or a dead endpoint: counted, never raised into a decision
             ok = False
         if ok:
             self.exported += len(batch)
+            self._backoff = PAUSE_FIRST
         else:
             self.failed += len(batch)
+            self._paused_until = time.monotonic() + self._backoff
+            self._backoff = min(self._backoff * 2, PAUSE_MAX)
 
     def shutdown(self, timeout: float = 5.0) -> None:
         self._stop.set()
