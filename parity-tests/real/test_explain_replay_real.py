@@ -150,7 +150,7 @@ def test_monitor_mode_on_claude_code_lets_the_write_run_and_records_would_block(
     assert not [r for r in play.records if r["event"] == "hook_block"]
     [directory] = session_dirs(play.work)
     decisions = [json.loads(line) for line in (directory / "decisions.jsonl").read_text().splitlines()]
-    [write] = [d for d in decisions if d.get("tool") == "Write"]
+    [write] = [d for d in decisions if d.get("tool") == "Write" and d["hook_event"] == "PreToolUse"]
     assert write["decision"] == "allow" and write["would_block"] == ["check_file_permissions"]
     # the rollout: what enforcing it would have done to this real session
     enforce = tmp_path / "enforce.toml"

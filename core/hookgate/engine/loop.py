@@ -177,7 +177,6 @@ class Engine:
                 ctx.warn(f"hookgate: observer {observer.id} failed ({type(exc).__name__}: {exc})")
 
 
-
 def _monitored(gate: Gate, verdict: Verdict, ctx: Context, monitored: list[str]) -> Verdict:
     """Monitor mode: the gate's refusal (or rewrite) is recorded, and the call goes ahead as asked;
     what it tells the model or the user still reaches them."""
