@@ -27,22 +27,31 @@ TAIL_CHARS = 512
 MAX_DEPTH = 12
 REDACTED = "[redacted]"
 
-_SECRET_NAME = (r"[A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|passwd|api[_-]?key|access[_-]?key|private[_-]?key"
-                r"|credentials?|authorization|auth[_-]?token)[A-Za-z0-9_.-]*")
+# A name that says secret (tested on the whole name, after the match: a name pattern with the
+# words inside it backtracks quadratically over long runs of letters, and this runs on every call)
+_SECRET_WORD = re.compile(r"(?i)secret|token|passw(?:or)?d|passwd|api[_-]?key|access[_-]?key|private[_-]?key"
+                          r"|credentials?|authorization|auth[_-]?token")
+# possessive: a name is taken whole, never re-tried shorter
 _ASSIGNMENT = re.compile(
-    rf"""(?i)(?P<name>\b{_SECRET_NAME}["']?)(?P<sep>\s*[=:]\s*)(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s'";&|,}}]+)"""
+    r"""(?P<name>\b[A-Za-z_][A-Za-z0-9_.-]{0,63}+["']?)(?P<sep>\s*[=:]\s*)(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s'";&|,}]+)"""
 )
-_TOKENS = tuple(re.compile(p) for p in (
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
-    r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{12,}",
-    r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
-    r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b|\bgithub_pat_[A-Za-z0-9_]{20,}",
-    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
-    r"\bsk-[A-Za-z0-9_-]{20,}",
-    r"\bnpm_[A-Za-z0-9]{30,}\b",
-    r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)",
-))
+# (a literal every match contains, looked for first: most strings have none, and `in` is cheap
+# where a regular expression tried at every position is not; the hint is tested lower-cased)
+_TOKEN_SHAPES = (
+    ("private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)"),
+    ("bearer", r"\b(?i:bearer)\s+[A-Za-z0-9._~+/=-]{12,}"),
+    ("eyj", r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("akia", r"\bAKIA[0-9A-Z]{16}\b"),
+    ("asia", r"\bASIA[0-9A-Z]{16}\b"),
+    ("gh", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b|\bgithub_pat_[A-Za-z0-9_]{20,}"),
+    ("xox", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("sk-", r"\bsk-[A-Za-z0-9_-]{20,}"),
+    ("npm_", r"\bnpm_[A-Za-z0-9]{30,}\b"),
+    ("://", r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),
+)
+_TOKENS = tuple((hint, re.compile(shape)) for hint, shape in _TOKEN_SHAPES)
+_SECRET_HINTS = ("secret", "token", "passw", "api_key", "apikey", "api-key", "access_key", "access-key",
+                 "private_key", "private-key", "credential", "authorization", "auth_token", "auth-token")
 # the name side of an assignment that only looks like one: keep `--auth-type=none`-style flags readable
 _HARMLESS_VALUES = frozenset({"", "true", "false", "none", "null", "0", "1"})
 # fields whose value is the tool's output, never the agent's input: only their digest is kept
@@ -56,7 +65,7 @@ def scrub(text: str) -> tuple[str, bool]:
     def assignment(match: re.Match[str]) -> str:
         nonlocal found
         value = match.group("value").strip("'\"")
-        if value.lower() in _HARMLESS_VALUES or value == REDACTED:
+        if not _SECRET_WORD.search(match.group("name")) or value.lower() in _HARMLESS_VALUES or value == REDACTED:
             return match.group(0)
         found = True
         return f"{match.group('name')}{match.group('sep')}{REDACTED}"
@@ -66,10 +75,16 @@ def scrub(text: str) -> tuple[str, bool]:
         found = True
         return REDACTED
 
+    if len(text) < 8:
+        return text, False
+    lower = text.lower()
     out = text
-    for pattern in _TOKENS:  # first: `Authorization: Bearer <token>` is a token, not a value `Bearer`
-        out = pattern.sub(token, out)
-    return _ASSIGNMENT.sub(assignment, out), found
+    for hint, pattern in _TOKENS:  # first: `Authorization: Bearer <token>` is a token, not a value `Bearer`
+        if hint in lower:
+            out = pattern.sub(token, out)
+    if ("=" in out or ":" in out) and any(hint in lower for hint in _SECRET_HINTS):
+        out = _ASSIGNMENT.sub(assignment, out)
+    return out, found
 
 
 def _digest(text: str) -> str:
