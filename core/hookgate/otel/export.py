@@ -150,7 +150,8 @@ class Exporter:
         ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z"
         try:
             self.metrics.parent.mkdir(parents=True, exist_ok=True)
-            locked.append(self.metrics, msgspec.json.encode({"ts": ts, "event": "otel_export", **counts}) + b"\n")
+            record = {"ts": ts, "event": "otel_export", "session_id": "", "runtime": "", **counts}  # of no one session
+            locked.append(self.metrics, msgspec.json.encode(record) + b"\n")
         except OSError:
             pass
 
