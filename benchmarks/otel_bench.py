@@ -4,7 +4,9 @@ venv's interpreter. Prints one JSON object.
 A decision as `hookgate serve` makes it (hookcall.decide, records appended, a Write the build role
 refuses), taking turns round by round: with no exporter, exporting to a live OTLP/HTTP endpoint on
 127.0.0.1, and exporting to a dead one (nothing listens). The figures are ratios of decisions per
-second; the dead endpoint's own export thread runs meanwhile, as it would in a core."""
+second of time spent in decide() (its own export thread runs meanwhile, as in a core); between
+rounds each exporter finishes sending (or counting) what its round queued, so no side's export
+work lands in another side's round."""
 
 from __future__ import annotations
 
@@ -56,16 +58,20 @@ def main() -> int:
     live = Exporter(f"http://127.0.0.1:{server.server_address[1]}/v1/traces", queue=2048, timeout=2.0,
                     metrics=metrics, env={})
     dead = Exporter(dead_url(), queue=2048, timeout=2.0, metrics=metrics, env={})
-    sides = {"no export": [], "live endpoint": [live.listener], "dead endpoint": [dead.listener]}
+    sides = {"no export": None, "live endpoint": live, "dead endpoint": dead}
     rates: dict[str, list[float]] = {name: [] for name in sides}
     for _ in range(ROUNDS):
-        for name, listeners in sides.items():
-            hookcall.DECISION_LISTENERS[:] = listeners
-            calls, start = 0, time.perf_counter()
-            while (elapsed := time.perf_counter() - start) < ROUND_SECONDS:
+        for name, exporter in sides.items():
+            hookcall.DECISION_LISTENERS[:] = [exporter.listener] if exporter else []
+            calls, deciding, start = 0, 0.0, time.perf_counter()
+            while time.perf_counter() - start < ROUND_SECONDS:
+                began = time.perf_counter()
                 hookcall.decide(policy, [event])
+                deciding += time.perf_counter() - began
                 calls += 1
-            rates[name].append(calls / elapsed)
+            if exporter:  # between rounds: no side's export work lands in another side's round
+                exporter.flush()
+            rates[name].append(calls / deciding)
     hookcall.DECISION_LISTENERS[:] = []
     per_second = {name: statistics.median(values) for name, values in rates.items()}
     live.shutdown(2.0)

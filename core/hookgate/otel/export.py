@@ -1,5 +1,11 @@
 """The exporter of the long-running cores: spans through the OpenTelemetry SDK to an OTLP/HTTP
-endpoint, behind a bounded queue a decision never waits on."""
+endpoint, behind a bounded queue a decision never waits on.
+
+A decision only puts its summary (a small dict) in the queue; the export thread makes the spans
+and sends them. Making a span costs more than the rest of the export path together (the SDK
+checks every attribute), so the deciding thread never makes one; and while the endpoint is down
+(after a failed export, for 1 s, doubling to 30 s) the thread makes none at all and counts the
+summaries as failed."""
 
 from __future__ import annotations
 
@@ -24,42 +30,73 @@ from ..store import locked
 logging.getLogger("opentelemetry").setLevel(logging.CRITICAL)
 
 BATCH = 256
-FLUSH_EVERY = 0.5  # seconds a span may wait for its batch
-COUNTS_EVERY = 60.0
-PAUSE_FIRST, PAUSE_MAX = 1.0, 30.0  # seconds a down endpoint is left alone after a failed export  # seconds between otel_export records while the counts change
+FLUSH_EVERY = 0.5  # seconds between the export thread's rounds (it is never woken per decision)
+COUNTS_EVERY = 60.0  # seconds between otel_export records while the counts change
+PAUSE_FIRST, PAUSE_MAX = 1.0, 30.0  # seconds a down endpoint is left alone after a failed export
 
 
-class BoundedProcessor(SpanProcessor):
-    """Ends of spans go into a queue of fixed size (full: dropped, counted); one thread exports."""
+class _Collect(SpanProcessor):
+    """Hands each ended span to the export thread's batch (only that thread makes spans)."""
 
-    def __init__(self, exporter: Any, size: int) -> None:
-        self.exporter = exporter
-        self.queue: queue.Queue[ReadableSpan] = queue.Queue(maxsize=max(1, size))
+    def __init__(self) -> None:
+        self.spans: list[ReadableSpan] = []
+
+    def on_end(self, span: ReadableSpan) -> None:
+        self.spans.append(span)
+
+
+class Exporter:
+    def __init__(self, url: str, *, queue: int, timeout: float, metrics: Path, env: Mapping[str, str]) -> None:
+        self.url = url
+        self.metrics = metrics
+        wait = float(env["OTEL_EXPORTER_OTLP_TIMEOUT"]) / 1000 if env.get("OTEL_EXPORTER_OTLP_TIMEOUT") else timeout
+        self.exporter = OTLPSpanExporter(endpoint=url, timeout=wait)
+        resource = Resource.create({"service.name": env.get("OTEL_SERVICE_NAME") or "hookgate",
+                                    "service.version": __version__})
+        self.provider = TracerProvider(resource=resource, shutdown_on_exit=False)
+        self._collect = _Collect()
+        self.provider.add_span_processor(self._collect)
+        self.tracer = self.provider.get_tracer("hookgate", __version__)
+        self.queue: "queue.Queue[dict[str, Any]]" = _queue(queue)
         self.exported = self.failed = self.dropped = 0
-        # after a failed export the endpoint is left alone for a while (doubling up to PAUSE_MAX)
+        self.dropped_before = 0  # dropped before they reached the queue (a warm fork's full pipe)
         self._paused_until = 0.0
         self._backoff = PAUSE_FIRST
+        self._counted: tuple[int, int, int] = (0, 0, 0)
+        self._counted_at = time.monotonic()
+        self._busy = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="hookgate-otel", daemon=True)
         self._thread.start()
 
-    def on_end(self, span: ReadableSpan) -> None:
+    # -- the deciding side: never waits ---------------------------------------------------------
+    def listener(self, events: Any, decisions: Any, verdict: Any, seconds: float) -> None:
+        """A hookcall.DECISION_LISTENERS entry: export a decision made in this process."""
+        from .summary import summary
+
+        self.submit(summary(events, decisions, verdict, seconds))
+
+    def submit(self, fields: dict[str, Any]) -> None:
         try:
-            self.queue.put_nowait(span)
+            self.queue.put_nowait(fields)
         except queue.Full:
             self.dropped += 1
 
+    # -- the export thread ----------------------------------------------------------------------
     def _run(self) -> None:
-        while not self._stop.is_set() or not self.queue.empty():
-            batch = self._take()
-            if batch:
+        while True:
+            stopping = self._stop.wait(FLUSH_EVERY)
+            self._busy = True
+            while batch := self._take():
                 self._export(batch)
+            self._busy = False
+            if time.monotonic() - self._counted_at >= COUNTS_EVERY:
+                self.record()
+            if stopping:
+                return
 
-    def _take(self) -> list[ReadableSpan]:
-        try:
-            batch = [self.queue.get(timeout=FLUSH_EVERY)]
-        except queue.Empty:
-            return []
+    def _take(self) -> list[dict[str, Any]]:
+        batch: list[dict[str, Any]] = []
         while len(batch) < BATCH:
             try:
                 batch.append(self.queue.get_nowait())
@@ -67,13 +104,17 @@ class BoundedProcessor(SpanProcessor):
                 break
         return batch
 
-    def _export(self, batch: list[ReadableSpan]) -> None:
-        if time.monotonic() < self._paused_until:  # the endpoint is down: count, do not encode and retry each
+    def _export(self, batch: list[dict[str, Any]]) -> None:
+        if time.monotonic() < self._paused_until:  # the endpoint is down: count, make and send nothing
             self.failed += len(batch)
             return
         try:
-            ok = self.exporter.export(batch) == SpanExportResult.SUCCESS
+            for fields in batch:
+                self._span(fields)
+            spans, self._collect.spans = self._collect.spans, []
+            ok = self.exporter.export(spans) == SpanExportResult.SUCCESS
         except Exception:  # an exporter bug or a dead endpoint: counted, never raised into a decision
+            self._collect.spans = []
             ok = False
         if ok:
             self.exported += len(batch)
@@ -83,61 +124,25 @@ class BoundedProcessor(SpanProcessor):
             self._paused_until = time.monotonic() + self._backoff
             self._backoff = min(self._backoff * 2, PAUSE_MAX)
 
-    def shutdown(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        self._thread.join(timeout)
-        self.dropped += self.queue.qsize()  # what could not be sent before the core left
-        try:
-            self.exporter.shutdown()
-        except Exception:
-            pass
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        deadline = time.monotonic() + timeout_millis / 1000
-        while not self.queue.empty() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        return self.queue.empty()
-
-
-class Exporter:
-    def __init__(self, url: str, *, queue: int, timeout: float, metrics: Path, env: Mapping[str, str]) -> None:
-        self.url = url
-        self.metrics = metrics
-        self.dropped_before = 0  # dropped before the span was made (a fork's full pipe)
-        wait = float(env["OTEL_EXPORTER_OTLP_TIMEOUT"]) / 1000 if env.get("OTEL_EXPORTER_OTLP_TIMEOUT") else timeout
-        self.processor = BoundedProcessor(OTLPSpanExporter(endpoint=url, timeout=wait), queue)
-        resource = Resource.create({"service.name": env.get("OTEL_SERVICE_NAME") or "hookgate",
-                                    "service.version": __version__})
-        self.provider = TracerProvider(resource=resource, shutdown_on_exit=False)
-        self.provider.add_span_processor(self.processor)
-        self.tracer = self.provider.get_tracer("hookgate", __version__)
-        self._counted: tuple[int, int, int] = (0, 0, 0)
-        self._counted_at = time.monotonic()
-
-    def listener(self, events: Any, decisions: Any, verdict: Any, seconds: float) -> None:
-        """A hookcall.DECISION_LISTENERS entry: export a decision made in this process."""
-        from .summary import summary
-
-        self.submit(summary(events, decisions, verdict, seconds))
-
-    def submit(self, fields: dict[str, Any]) -> None:
-        """One decided call's span; never blocks (the queue drops when full)."""
+    def _span(self, fields: dict[str, Any]) -> None:
         attributes = {f"hookgate.{key}": value for key, value in fields.items()
                       if key not in ("start_ns", "end_ns") and value is not None}
         attributes["session.id"] = fields.get("session_id", "")
         span = self.tracer.start_span("hookgate.decision", start_time=int(fields.get("start_ns") or time.time_ns()),
                                       attributes=attributes)
         span.end(end_time=int(fields.get("end_ns") or time.time_ns()))
-        self.maybe_record()
 
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until everything queued has been exported or counted (benchmarks, tests)."""
+        deadline = time.monotonic() + timeout
+        while (not self.queue.empty() or self._busy) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return self.queue.empty() and not self._busy
+
+    # -- counts and the end -----------------------------------------------------------------------
     def counts(self) -> dict[str, Any]:
-        p = self.processor
-        return {"exported": p.exported, "failed": p.failed, "dropped": p.dropped + self.dropped_before,
-                "queued": p.queue.qsize(), "endpoint": self.url}
-
-    def maybe_record(self) -> None:
-        if time.monotonic() - self._counted_at >= COUNTS_EVERY:
-            self.record()
+        return {"exported": self.exported, "failed": self.failed, "dropped": self.dropped + self.dropped_before,
+                "queued": self.queue.qsize(), "endpoint": self.url}
 
     def record(self) -> None:
         """Append the counts to the lifetime log, when they changed since the last record."""
@@ -156,5 +161,18 @@ class Exporter:
             pass
 
     def shutdown(self, timeout: float = 5.0) -> None:
-        self.processor.shutdown(timeout)
+        """Send what is queued (within `timeout`), count what is left as dropped, record the counts."""
+        self._stop.set()
+        self._thread.join(timeout)
+        self.dropped += self.queue.qsize()
+        while self._take():
+            pass
+        try:
+            self.exporter.shutdown()
+        except Exception:
+            pass
         self.record()
+
+
+def _queue(size: int) -> "queue.Queue[dict[str, Any]]":
+    return queue.Queue(maxsize=max(1, size))
