@@ -50,7 +50,7 @@ def _store(project, session: str | None) -> SessionStore | None:
             print(f"hookgate explain: no session has metrics under {project.state_dir / 'sessions'}", file=sys.stderr)
             return None
         return sessions[0]
-    store = SessionStore(project.state_dir, session)
+    store = project.session(session)
     if not store.decisions_path.is_file():
         print(f"hookgate explain: no session {session!r}; known: {', '.join(s.session_id for s in sessions) or '-'}",
               file=sys.stderr)

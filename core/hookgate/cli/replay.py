@@ -14,7 +14,6 @@ import msgspec
 
 from hookgate.cli.metrics import _project
 from hookgate.replay.run import replay, text
-from hookgate.store.session import SessionStore
 
 
 def main(args: list[str]) -> int:
@@ -38,7 +37,7 @@ def main(args: list[str]) -> int:
                 root = Path(recorded)
             loaded.append((log.parent.name, records))
             continue
-        store = SessionStore(project.state_dir, name)
+        store = project.session(name)
         if not store.decisions_path.is_file():
             print(f"hookgate replay: no session {name!r} under {project.state_dir / 'sessions'}", file=sys.stderr)
             return 1

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import msgspec
 
-from ..config.load import PRESET_DIR, load_config, preset_config
+from ..config.load import PRESET_DIR, open_project, preset_config
 from ..config.schema import Config, PathRule, RuleSet
 from ..errors import ConfigError
 from ..pipeline.paths import matches
@@ -45,12 +45,14 @@ class Policy:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.config_path = root / ".hookgate" / "config.toml"
+        self.schemas_path = root / ".hookgate" / "stage_schemas.json"
         try:
             self.user: dict[str, Any] = msgspec.toml.decode(self.config_path.read_bytes()) if self.config_path.is_file() else {}
         except (OSError, msgspec.DecodeError):
             self.user = {}
         try:
-            self.config: Config = load_config(self.config_path)
+            project, self.config = open_project(root)
+            self.schemas_path = project.schemas_path
         except ConfigError:
             self.config = preset_config()
         self.preset = str(self.user.get("preset", "godot"))
@@ -203,7 +205,7 @@ def _stage_rule(policy: Policy, gate_id: str, call: "Call", subagent_role: str |
     role = named[-1] if named else (checks[-1]["gate"].removeprefix("role_") if checks else None)
     if role is None:
         return None
-    schemas = policy.root / ".hookgate" / "stage_schemas.json"
+    schemas = policy.schemas_path
     key = f"pipeline.stage_schemas.{role}"
     where = policy.file_of(key)
     try:

@@ -36,16 +36,16 @@ def endpoint(config: Any, env: Mapping[str, str]) -> str | None:
 
 def exporter_for(project_dir: str, env: Mapping[str, str], log: Any = None) -> Any:
     """The Exporter for this project's cores, or None when export is off or the extra is missing."""
-    from ..config.load import load_config
+    from ..config.load import open_project
     from ..config.schema import Config
     from ..errors import ConfigError
     from ..store.project import Project
 
-    project = Project.find(project_dir, env)
+    found = Project.find(project_dir, env)
     try:
-        config = load_config(project.config_path)
+        project, config = open_project(found.root)
     except ConfigError:
-        config = Config()
+        project, config = Project.open(found.root), Config()
     url = endpoint(config, env)
     if url is None:
         return None
@@ -55,6 +55,5 @@ def exporter_for(project_dir: str, env: Mapping[str, str], log: Any = None) -> A
         if log:
             log(f"OpenTelemetry export is configured ({url}) but `hookgate[otel]` is not installed: {exc}")
         return None
-    state_dir = (project.root / config.state_dir).resolve() if config.state_dir else project.state_dir
-    return Exporter(url, queue=config.otel.queue, timeout=config.otel.timeout, metrics=state_dir / "metrics.jsonl",
-                    env=env)
+    return Exporter(url, queue=config.otel.queue, timeout=config.otel.timeout,
+                    metrics=project.state_dir / project.layout.lifetime_metrics, env=env)

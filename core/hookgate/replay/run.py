@@ -24,16 +24,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..errors import PayloadError
+from ..config.load import open_project
+from ..errors import ConfigError, PayloadError
 from ..explain import Call, calls
 from ..hookcall import decide, load_policy
 from ..model.codec import event_from_builtins
 from ..store import locked
+from ..store.project import HOOKGATE_DIR, Project
 
 # never copied into the scratch project: history, dependencies, hookgate's own logs and reports
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache"})
-SKIP_STATE = ("sessions", "reports", "metrics.jsonl", "current_role", "stage.jsonl")
-POLICY_FILES = ("config.toml", "hooks.json", "stage_schemas.json", "policies")
+POLICY_FILES = ("config.toml", "hooks.json", "policies")  # in .hookgate/, whatever the layout
 
 
 @dataclass
@@ -73,23 +74,31 @@ def replay(sessions: Iterable[tuple[str, list[dict[str, Any]]]], project_root: P
     described = (f"config {config}" if config else f"the policy of {policy_project}" if policy_project
                  else f"the policy of {project_root}")
     result = Result(policy=described)
-    stage_lines = [line for line in locked.read(project_root / ".hookgate" / "stage.jsonl").splitlines(True)
-                   if line.strip()]
+    project = _open(project_root)
+    stage_lines = [line for line in locked.read(project.stage_path).splitlines(True) if line.strip()]
     with tempfile.TemporaryDirectory(prefix="hookgate-replay-") as tmp:
         for session_id, records in sessions:
             scratch = Path(tmp) / f"project-{len(result.sessions)}"
-            _copy_project(project_root, scratch)
-            _take_policy(scratch, config, policy_project)
+            _copy_project(project, scratch)
+            _take_policy(project, scratch, config, policy_project)
             result.sessions.append(session_id)
             for group in _grouped(calls(records)):
-                _replay_call(group, scratch, project_root, stage_lines, result)
+                _replay_call(group, scratch, project, stage_lines, result)
     return result
 
 
-def _replay_call(group: list[Call], scratch: Path, root: Path, stage_lines: list[bytes], result: Result) -> None:
+def _open(root: Path) -> Project:
+    try:
+        return open_project(root)[0]
+    except ConfigError:
+        return Project.open(root)
+
+
+def _replay_call(group: list[Call], scratch: Path, project: Project, stage_lines: list[bytes], result: Result) -> None:
     first = group[0].decision
+    root = project.root
     env = {**os.environ, "HOOKGATE_PROJECT_DIR": str(scratch), "HOOKGATE_WARM": "off"}
-    _restore_pipeline_state(scratch, first.get("role"), stage_lines[: int(first.get("stages") or 0)])
+    _restore_pipeline_state(project, scratch, first.get("role"), stage_lines[: int(first.get("stages") or 0)])
     events, inexact = [], False
     for call in group:
         stored = dict(call.decision.get("call") or {})
@@ -166,46 +175,57 @@ def _subject(stored: dict[str, Any]) -> str:
     return ""
 
 
-def _copy_project(root: Path, scratch: Path) -> None:
+def _state_files(project: Project) -> set[Path]:
+    """What the project's layout keeps of its sessions and pipeline state (never copied: the
+    replay rebuilds it)."""
+    layout = project.layout
+    templates = (layout.session_metrics, layout.session_state, layout.notices, layout.decisions,
+                 layout.lifetime_metrics, layout.reports)
+    tops = {project.state_dir / Path(t).parts[0] for t in templates}
+    return tops | {project.role_path, project.stage_path}
+
+
+def _copy_project(project: Project, scratch: Path) -> None:
+    skip = _state_files(project)
+
     def ignore(directory: str, names: list[str]) -> set[str]:
-        skipped = {n for n in names if n in SKIP_DIRS}
-        if Path(directory) == root / ".hookgate":
-            skipped |= {n for n in names if n in SKIP_STATE}
-        return skipped
+        return {n for n in names if n in SKIP_DIRS or Path(directory) / n in skip}
 
-    shutil.copytree(root, scratch, symlinks=True, ignore=ignore)
-    (scratch / ".hookgate").mkdir(exist_ok=True)
+    shutil.copytree(project.root, scratch, symlinks=True, ignore=ignore)
+    (scratch / HOOKGATE_DIR).mkdir(exist_ok=True)
+    (scratch / project.dir.relative_to(project.root)).mkdir(parents=True, exist_ok=True)
 
 
-def _take_policy(scratch: Path, config: Path | None, policy_project: Path | None) -> None:
+def _take_policy(project: Project, scratch: Path, config: Path | None, policy_project: Path | None) -> None:
     """The other policy in place of the project's own policy files."""
-    state = scratch / ".hookgate"
+    state = scratch / HOOKGATE_DIR
     if config is not None:
         shutil.copyfile(config, state / "config.toml")
         return
     if policy_project is None:
         return
-    source = policy_project / ".hookgate"
-    for name in POLICY_FILES:
-        target = state / name
+    other = _open(policy_project)
+    moves = [(policy_project / HOOKGATE_DIR / name, state / name) for name in POLICY_FILES]
+    moves.append((other.schemas_path, scratch / project.schemas_path.relative_to(project.root)))
+    for source, target in moves:
         if target.is_dir():
             shutil.rmtree(target)
         else:
             target.unlink(missing_ok=True)
-        if (source / name).is_dir():
-            shutil.copytree(source / name, target)
-        elif (source / name).is_file():
-            shutil.copyfile(source / name, target)
+        if source.is_dir():
+            shutil.copytree(source, target)
+        elif source.is_file():
+            shutil.copyfile(source, target)
 
 
-def _restore_pipeline_state(scratch: Path, role: Any, stages: list[bytes]) -> None:
-    state = scratch / ".hookgate"
-    role_file = state / "current_role"
+def _restore_pipeline_state(project: Project, scratch: Path, role: Any, stages: list[bytes]) -> None:
+    role_file = scratch / project.role_path.relative_to(project.root)
     if isinstance(role, str) and role:
         role_file.write_text(role + "\n")
     else:
         role_file.unlink(missing_ok=True)
-    (state / "stage.jsonl").write_bytes(b"".join(line if line.endswith(b"\n") else line + b"\n" for line in stages))
+    stage_file = scratch / project.stage_path.relative_to(project.root)
+    stage_file.write_bytes(b"".join(line if line.endswith(b"\n") else line + b"\n" for line in stages))
 
 
 def text(result: Result) -> str:
