@@ -11,7 +11,8 @@ are read as they are now: a gate that reads one that changed since (a plan, a re
 otherwise for that reason alone.
 
 Command hooks and Python policies run as they would, in the scratch copy; what they write lands
-there. A call whose stored event lost something (a secret redacted, a long value cut) is still
+there. A verdict changed when what it does to the call changed (allow, a context, a rewrite, a
+refusal; an allow and a context both let it run as asked), or what monitor mode would have blocked. A call whose stored event lost something (a secret redacted, a long value cut) is still
 decided, and marked `inexact`.
 """
 
@@ -120,13 +121,20 @@ def _replay_call(group: list[Call], scratch: Path, project: Project, stage_lines
                        call.decision.get("would_block", []), call.decision.get("reason"))
         new = _verdict(decision.verdict.kind, list(decision.blocked_by), list(decision.monitored),
                        getattr(decision.verdict, "reason", None))
-        if (old["verdict"], old["would_block"]) != (new["verdict"], new["would_block"]):
+        if (_effect(old["verdict"]), old["would_block"]) != (_effect(new["verdict"]), new["would_block"]):
             stored = call.decision.get("call") or {}
             result.changed.append(Change(
                 session_id=call.decision.get("session_id") or stored.get("session_id", ""),
                 tool_use_id=call.decision.get("tool_use_id"), event=call.decision.get("hook_event") or "",
                 tool=call.decision.get("tool"), agent_id=stored.get("agent_id"), subject=_subject(stored),
                 old=old, new=new, inexact=inexact))
+
+
+def _effect(kind: Any) -> Any:
+    """What a verdict does to the call. A context is an allow that also tells the model something;
+    which call of concurrent ones (a lead and its subagents) delivers a held notice depends on
+    how they interleaved, which a log of their decisions cannot replay."""
+    return "allow" if kind == "context" else kind
 
 
 def _verdict(kind: Any, gates: list[str], would_block: list[str], reason: Any) -> dict[str, Any]:
