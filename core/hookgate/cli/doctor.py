@@ -47,6 +47,8 @@ CHECKS: tuple[tuple[str, str], ...] = (
     ("codex trust", "hookgate_codex.checks:check_trust"),
     ("codex shell", "hookgate_codex.checks:check_login_shell"),
     ("opencode", "hookgate.installers.opencode:doctor_check"),
+    ("claude plugin", "hookgate_claude.plugin:doctor_check"),
+    ("codex plugin", "hookgate_codex.plugin_trust:doctor_check"),
     ("decided once", "hookgate.cli.doctor:check_decided_once"),
     ("hooks.json", "hookgate.commandhooks.lint:doctor_check"),
     ("python policies", "hookgate.registry.lint:doctor_check"),

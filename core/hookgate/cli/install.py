@@ -16,6 +16,10 @@ INSTALLERS = {
     "codex": "hookgate_codex.registration",
     "opencode": "hookgate.installers.opencode",
 }
+# --plugin: what the runtime's plugin channel still needs from hookgate (Codex: the hooks' review)
+PLUGIN_INSTALLERS = {
+    "codex": "hookgate_codex.plugin_trust",
+}
 
 
 def hookgate_command() -> str:
@@ -33,8 +37,13 @@ def main(args: list[str]) -> int:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--project", type=Path, metavar="DIR", help="the project's config (default: current directory)")
     where.add_argument("--user", action="store_true", help="the user-wide config")
+    parser.add_argument("--plugin", action="store_true",
+                        help="codex: record the review of the hookgate plugin's hooks (installed with "
+                             "`codex plugin add hookgate@hookgate`) instead of registering hooks")
     ns = parser.parse_args(args[1:])
-    installer = import_module(INSTALLERS[ns.runtime])
+    if ns.plugin and ns.runtime not in PLUGIN_INSTALLERS:
+        parser.error(f"--plugin: the {ns.runtime} plugin needs nothing from hookgate install")
+    installer = import_module((PLUGIN_INSTALLERS if ns.plugin else INSTALLERS)[ns.runtime])
     target = installer.config_path(None if ns.user else (ns.project or Path.cwd()).resolve())
     try:
         if action == "install":
