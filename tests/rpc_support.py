@@ -52,7 +52,7 @@ EXTRA_GATES = textwrap.dedent('''
 ''')
 
 LAUNCH_WITH_EXTRA_GATES = (
-    "import hookgate.policy as p; p.GATE_SOURCES += ('hookgate_test_gates',); "
+    "import hookgate.engine_builder as p; p.GATE_SOURCES += ('hookgate_test_gates',); "
     "import sys; from hookgate.cli import main; sys.exit(main(sys.argv[1:]))"
 )
 

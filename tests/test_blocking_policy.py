@@ -21,7 +21,7 @@ from hookgate.engine.gate import Gate
 from hookgate.engine.loop import Engine
 from hookgate.model.events import Stop
 from hookgate.model.verdicts import Block
-from hookgate.policy import build_engine
+from hookgate.engine_builder import build_engine
 from hookgate.store.project import Project
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,10 +31,10 @@ ESSENTIAL_BLOCKERS = {
     "core/hookgate/model/verdicts.py": "defines the refusing verdicts; combine() keeps one gate's block a block",
     "core/hookgate/engine/loop.py": "a fail-closed gate's failure, and an unreadable payload when a gate of that event fails closed",
     "core/hookgate/hookcall.py": "last resort when no policy loads at all: the gating events fail closed",
-    "core/hookgate/cli/hook.py": "the same last resort when the core cannot even be imported",
+    "core/hookgate/cli/hook.py": "`hookgate hook` exits 2 on a usage error (the last resort it runs is in stdin.py)",
     "adapters/claude/hookgate_claude/dialect.py": "renders the engine's refusal in Claude Code's protocol; decides nothing",
     "adapters/codex/hookgate_codex/dialect.py": "renders the engine's refusal in Codex's protocol (exit 2 + reason); decides nothing",
-    "adapters/codex/hookgate_codex/registration.py": "Codex has no fail-closed switch: the wrapper makes a crashed hookgate exit 2 on gating events",
+    "adapters/codex/hookgate_codex/install.py": "Codex has no fail-closed switch: the wrapper makes a crashed hookgate exit 2 on gating events",
     "core/hookgate/installers/plugin_hooks.py": "the runtime plugins' commands: no hookgate on PATH (or, under Codex, a crashed one) exits 2 on gating events",
     "core/hookgate/pipeline/permissions.py": "check_file_permissions: the role and subagent write rules",
     "core/hookgate/pipeline/shell_writes.py": "check_shell_writes: a shell write meets the rules of a Write",
@@ -42,9 +42,10 @@ ESSENTIAL_BLOCKERS = {
     "core/hookgate/pipeline/assets.py": "check_asset_access: the lead delegates image reads",
     "core/hookgate/pipeline/subagent_stop.py": "check_worker_report: a pipeline subagent's report must pass",
     "core/hookgate/pipeline/completion.py": "check_completion: build/fixgap may not stop unverified",
+    "core/hookgate/rpc/server.py": "a rewrite of one file of an OpenCode patch, which the plugin cannot carry, is refused (as on Codex)",
     "core/hookgate/commandhooks/gate.py": "a project's command hook refusing on an event seed 002 lets block",
-    "core/hookgate/registry/__init__.py": "a policy file that does not load: its rules are unknown, so gating events are refused",
-    "core/hookgate/registry/chain.py": "a registered hook's block/retry on a gating event, or its failure there",
+    "core/hookgate/python_hooks/__init__.py": "a policy file that does not load: its rules are unknown, so gating events are refused",
+    "core/hookgate/python_hooks/chain.py": "a registered hook's block/retry on a gating event, or its failure there",
     "adapters/opencode-plugin/index.js": "carries the core's refusal out the way OpenCode allows (throw), and refuses a patch it cannot read",
     "adapters/opencode-plugin/lib/failmode.js": "the core down or too slow: a gate's closed fail mode refuses, as the core would",
 }

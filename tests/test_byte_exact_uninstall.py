@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from hookgate import lifecycle
-from hookgate.installers import opencode
-from hookgate_claude import settings as claude
-from hookgate_codex import plugin_trust, registration as codex
+from hookgate_opencode import install as opencode
+from hookgate_claude import install as claude
+from hookgate_codex import install as codex, plugin_trust
 
 CORPUS = Path(__file__).resolve().with_name("corpus")
 HOOKS_FILES = sorted((CORPUS / "hooks-json").iterdir())

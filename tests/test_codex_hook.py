@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from support import HOOKGATE, run_hook
-from hookgate_codex.registration import hook_command
+from hookgate_codex.install import hook_command
 
 PAYLOADS = Path(__file__).resolve().parents[1] / "parity-tests" / "payloads"
 # the shape the real Codex 0.171 sends for apply_patch (gpt-5.5), its cwd moved to a neutral place

@@ -6,8 +6,8 @@ import tomllib
 import pytest
 
 from support import HOOKGATE
-from hookgate_codex import registration, trust
-from hookgate_codex.registration import REGISTRATIONS, install, installed_events, uninstall
+from hookgate_codex import install as registration, trust
+from hookgate_codex.install import REGISTRATIONS, install, installed_events, uninstall
 
 USER_CONFIG = """\
 # my codex setup

@@ -59,7 +59,7 @@ def test_suspicious_timeouts(files):
 
 
 def test_the_default_budgets_are_what_install_claude_registers(files):
-    from hookgate_claude.settings import REGISTRATIONS
+    from hookgate_claude.install import REGISTRATIONS
 
     assert claude_budgets() == {event: float(timeout) for event, _, timeout, _ in REGISTRATIONS}
     put(files[1], {"SessionStart": [{"hooks": [handler(timeout=118)]}, {"hooks": [handler("b")]}],  # registered: 120 s

@@ -6,8 +6,8 @@ import pytest
 
 from support import HOOKGATE
 from hookgate.cli.doctor import Finding, Setup, report, run
-from hookgate_claude import settings
-from hookgate_codex import registration
+from hookgate_claude import install as settings
+from hookgate_codex import install as registration
 
 
 @pytest.fixture
@@ -182,7 +182,7 @@ def test_the_interpreter_and_node_are_reported(project, env):
     found = {(name, status) for name, status, *_ in findings(project, env)}
     assert ("python", "ok") in found and ("node", "ok") in found
     no_node = {**env, "PATH": "/nonexistent"}
-    (node,) = [f for name, f in run(Setup(project=project, env=no_node), [("node", "hookgate.cli.doctor:check_node")])]
+    (node,) = [f for name, f in run(Setup(project=project, env=no_node), [("node", "hookgate.checks:check_node")])]
     assert node.status == "info" and "Node.js is not on PATH" in node.message
 
 

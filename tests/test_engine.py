@@ -165,13 +165,27 @@ def test_an_unreadable_payload_keeps_the_bound_of_a_closed_gate(ctx):
     ({"events": ("PreToolUze",)}, "unknown or missing events"),
     ({"matcher": "(bad"}, "invalid matcher"),
     ({"block_limit": BlockLimit(per="agent", limit=2)}, "block_limit without may_block"),
-    ({"events": ("Stop",), "may_block": True, "block_limit": BlockLimit(per="session", limit=8)}, "below Claude Code's own cap"),
     ({"id": "Bad Id"}, "id must be"),
 ])
 def test_wrong_declarations_are_caught_at_registration(kw, message):
     kw = {"id": "g", "events": ("PreToolUse",), **kw}
     with pytest.raises(GateError, match=message):
         Gate(check=lambda e, c: None, **kw)
+
+
+def test_a_stop_bound_at_a_runtimes_own_cap_is_caught_when_the_engine_is_built():
+    """The cap is the runtime's number (its plug's limits), handed to the engine by its builder."""
+    bounded = Gate(id="g", events=("Stop",), check=lambda e, c: None, may_block=True,
+                   block_limit=BlockLimit(per="session", limit=8))
+    with pytest.raises(GateError, match="below Claude Code's own cap"):
+        Engine([bounded], stop_block_caps={"Claude Code": 8})
+    assert Engine([bounded], stop_block_caps={"Claude Code": 9}).gates == (bounded,)
+
+
+def test_the_shipped_engine_is_handed_claude_codes_stop_cap():
+    from hookgate.runtimes import stop_block_caps
+
+    assert stop_block_caps() == {"Claude Code": 8}
 
 
 def test_duplicate_gate_ids_are_refused():

@@ -22,8 +22,10 @@ print("\n" + json.dumps(sorted(set(sys.modules) - before)), file=sys.stderr)
 """
 
 
-# all the warm client may add to a bare interpreter: the command's own modules and a socket
-WARM_CLIENT = {"hookgate", "hookgate.cli", "hookgate.cli.hook", "hookgate.warm", "hookgate.warm.client", "_socket"}
+# all the warm client may add to a bare interpreter: the command's own modules (the runtime
+# registry and the private-directory check among them, both import-free) and a socket
+WARM_CLIENT = {"hookgate", "hookgate.cli", "hookgate.cli.hook", "hookgate.runtimes", "hookgate.warm",
+               "hookgate.warm.client", "hookgate.store", "hookgate.store.private", "_socket"}
 
 
 def probe(tmp_path, env):

@@ -4,7 +4,7 @@ import subprocess
 import pytest
 
 from support import HOOKGATE
-from hookgate_claude.settings import REGISTRATIONS, install, installed_events, uninstall
+from hookgate_claude.install import REGISTRATIONS, install, installed_events, uninstall
 
 USER_SETTINGS = {
     "model": "opus",

@@ -15,8 +15,8 @@ import pytest
 
 from hookgate import lifecycle
 from hookgate.hookcall import GATING_EVENTS
-from hookgate_claude import settings as claude_settings
-from hookgate_codex import registration as codex_registration
+from hookgate_claude import install as claude_settings
+from hookgate_codex import install as codex_registration
 from support import HOOKGATE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,7 +57,7 @@ def test_codex_hooks_are_the_matrix():
 
 def test_the_last_resort_fails_closed_exactly_where_the_matrix_says():
     assert GATING_EVENTS == lifecycle.fail_closed_events()
-    hook_cli = (ROOT / "core" / "hookgate" / "cli" / "hook.py").read_text()
+    hook_cli = (ROOT / "core" / "hookgate" / "stdin.py").read_text()  # the last resort of `hookgate hook`
     literal = re.search(r"if event_hint in (\(.*?\)):", hook_cli)
     assert literal and set(ast.literal_eval(literal.group(1))) == lifecycle.fail_closed_events()
 
@@ -91,7 +91,7 @@ def _payload(event: str, cwd: Path) -> dict:
 
 def _closed_gate_events() -> set[str]:
     from hookgate.config.load import preset_config
-    from hookgate.policy import build_engine
+    from hookgate.engine_builder import build_engine
 
     engine = build_engine(preset_config())
     return {event for gate in engine.gates if gate.fail_mode == "closed" for event in gate.events}

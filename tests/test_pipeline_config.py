@@ -5,7 +5,7 @@ import pytest
 
 from hookgate.config.load import load_config
 from hookgate.errors import ConfigError
-from hookgate.policy import build_engine
+from hookgate.engine_builder import build_engine
 
 
 def load(tmp_path, text):

@@ -16,9 +16,9 @@ import pytest
 from hookgate import __version__, lifecycle
 from hookgate.installers import plugin_hooks
 from hookgate_claude import plugin as claude_plugin
-from hookgate_claude import settings as claude_settings
+from hookgate_claude import install as claude_settings
 from hookgate_codex import plugin as codex_plugin
-from hookgate_codex import plugin_trust, registration as codex_registration, trust
+from hookgate_codex import install as codex_registration, plugin_trust, trust
 from support import HOOKGATE
 
 ROOT = Path(__file__).resolve().parents[1]

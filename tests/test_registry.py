@@ -9,14 +9,14 @@ import msgspec
 import pytest
 
 import hookgate
-from hookgate import registry
+from hookgate import python_hooks as registry
 from hookgate.engine.loop import Engine
 from hookgate.errors import GateError
 from hookgate.model.events import (KNOWN_EVENTS, PermissionRequest, PostToolUse, PostToolUseFailure, PreToolUse,
                                    SessionStart, UserPromptSubmit)
 from hookgate.model.verdicts import Block, Modify, Retry
-from hookgate.registry import EVENT_MAP, GATING, NEVER_FIRES, HookError, register_hook
-from hookgate.registry.hooks import PROCESS
+from hookgate.python_hooks import EVENT_MAP, GATING, NEVER_FIRES, HookError, register_hook
+from hookgate.python_hooks.hooks import PROCESS
 
 SEED_003_NAMES = """pre_tool_use post_tool_use generate_start generate_end session_start session_end skill_load
 skill_unload pre_prompt post_response on_error on_success pre_context_perception post_context_perception
@@ -276,7 +276,7 @@ def test_an_unknown_tool_only_needs_an_object(ctx):
 def test_the_other_gates_judge_the_rewritten_input(ctx, project):
     """A rewrite cannot carry a write past the pipeline's role rules: those run after it."""
     from hookgate.config.load import load_config
-    from hookgate.policy import build_engine
+    from hookgate.engine_builder import build_engine
 
     project.set_role("build")
     hook("w", lambda e: registry.modify({**e.tool_input, "file_path": str(project.root / "src" / "player.gd")}))

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from hookgate import registry
-from hookgate.registry.lint import doctor_check, lint
+from hookgate import python_hooks as registry
+from hookgate.python_hooks.lint import doctor_check, lint
 from test_registry import clean_process_registry  # noqa: F401  (autouse)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from hookgate import registry
+from hookgate import python_hooks as registry
 from hookgate.errors import ConfigError
 from hookgate.hookcall import load_policy
 from hookgate.model.events import PreToolUse, UserPromptSubmit
@@ -169,8 +169,8 @@ def test_hooks_registered_by_the_process_itself_are_part_of_every_policy(project
 def test_a_chain_gate_fails_closed_only_on_the_tools_its_hooks_name(tmp_path):
     """A core that cannot answer, or a payload hookgate cannot read, refuses the Bash call a Bash
     hook guards, not every tool call of the session."""
-    from hookgate.registry import chain_gate
-    from hookgate.registry.hooks import Hook, HookMatcher, HookOptions
+    from hookgate.python_hooks import chain_gate
+    from hookgate.python_hooks.hooks import Hook, HookMatcher, HookOptions
 
     def hook(tool):
         return Hook(id=f"h-{tool}", event="pre_tool_use", matcher=HookMatcher(tool=tool), options=HookOptions(),

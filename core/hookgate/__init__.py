@@ -9,7 +9,7 @@ __version__ = "0.1.0"
 
 # name -> the module that defines it
 _PUBLIC = {
-    name: "hookgate.registry"
+    name: "hookgate.python_hooks"
     for name in ("register_hook", "hook_count", "unregister_hook", "block", "retry", "skip", "modify",
                  "hook_denied", "HookMatcher", "HookOptions", "HookError", "EVENT_MAP")
 }

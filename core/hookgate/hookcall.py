@@ -19,11 +19,11 @@ from .engine.context import Context
 from .engine.loop import Decision, Engine
 from .errors import ConfigError, PayloadError
 from .model.events import Event
-from .model.verdicts import Verdict, combine
-from .policy import build_engine
+from .model.verdicts import Refusal, Verdict, combine
+from .engine_builder import build_engine
 from .replay.record import decision_records
 from .store.project import Project
-from .store.session import stamp
+from .store.session import SessionStore, stamp
 
 
 # When no policy can be loaded at all, the gates' own fail modes are unknowable; the gating
@@ -82,9 +82,9 @@ def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decis
         decisions = [policy.engine.fail(events[0].name, policy.error, ctx)]
     else:
         decisions = [policy.engine.evaluate(event, ctx) for event in events]
-    flush(ctx, events[0], decision_records(ctx, events[: len(decisions)], decisions))
+    flush(ctx, session, events[0], decision_records(ctx, events[: len(decisions)], decisions))
     verdict = combine(d.verdict for d in decisions)
-    if verdict.refuses and policy.config.explain.hint:
+    if isinstance(verdict, Refusal) and verdict.refuses and policy.config.explain.hint:
         verdict = msgspec.structs.replace(verdict, message=_with_hint(verdict.message, events[0]))
     for listener in DECISION_LISTENERS:
         try:
@@ -102,13 +102,15 @@ def _with_hint(message: str | None, event: Event) -> str:
     return "\n".join(filter(None, [message, hint]))
 
 
-def flush(ctx: Context, event: Event, decided: Sequence[dict[str, Any]] = ()) -> None:
+def flush(ctx: Context, session: SessionStore, event: Event, decided: Sequence[dict[str, Any]] = ()) -> None:
+    """Append the records the gates noted (the engine only notes them; this edge writes), and the
+    call's decided events to the session's decisions.jsonl."""
     common = dict(session_id=event.session_id, runtime=event.runtime, agent_id=event.agent_id or "main",
                   agent_type=event.agent_type, hook_event=event.name)
     if ctx.records:
-        ctx.session.append(stamp(ctx.records, **common))
+        session.append(stamp(ctx.records, **common))
     if decided:
-        ctx.session.append_decisions(stamp(decided, **common))  # type: ignore[attr-defined]
+        session.append_decisions(stamp(decided, **common))
 
 
 def handle(dialect: Dialect, raw: bytes, env: Mapping[str, str] = os.environ, event_hint: str = "") -> Answer:
@@ -163,6 +165,6 @@ def last_resort(event_name: str, error: str) -> Answer:
 def _fail_answer(verdict: Verdict, warnings: list[str]) -> Answer:
     """A payload hookgate could not read gets the answer every runtime understands for its event:
     exit 2 with the reason on stderr blocks, exit 0 lets it through."""
-    if verdict.refuses:
-        return Answer(stderr=verdict.reason, exit_code=2)  # type: ignore[attr-defined]
+    if isinstance(verdict, Refusal) and verdict.refuses:
+        return Answer(stderr=verdict.reason, exit_code=2)
     return Answer(stderr="\n".join(warnings), exit_code=0)

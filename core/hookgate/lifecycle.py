@@ -9,33 +9,41 @@ from __future__ import annotations
 import sys
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
 from .model.events import KNOWN_EVENTS
+from .runtimes import NAMES as RUNTIMES
 
 SOURCE = Path(__file__).resolve().with_name("lifecycle.toml")
-RUNTIMES = ("claude", "codex", "opencode")
 
 
 class Registration(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One row of the matrix. Each runtime of hookgate.runtimes has a column: `<runtime> = "its own
+    hook name"` (absent: it has none) and, where it gives hookgate another time, `<runtime>_timeout`;
+    `registration.<runtime>` reads the column."""
+
     id: str
     event: str
     timeout: int
     contract_test: str
-    claude: str | None = None
-    codex: str | None = None
-    opencode: str | None = None
-    codex_timeout: int | None = None
+    hooks: dict[str, str] = {}  # runtime -> the runtime's own name for this hook
+    timeouts: dict[str, int] = {}  # runtime -> seconds, where it differs from `timeout`
     may_block: bool = False
     fail_closed: bool = False
 
     def on(self, runtime: str) -> str | None:
         """The runtime's own name for this registration's hook, or None where it has none."""
-        return getattr(self, runtime)
+        return self.hooks.get(runtime)
 
     def timeout_for(self, runtime: str) -> int:
-        return self.codex_timeout if runtime == "codex" and self.codex_timeout else self.timeout
+        return self.timeouts.get(runtime) or self.timeout
+
+    def __getattr__(self, name: str) -> str | None:
+        if name in RUNTIMES:
+            return self.hooks.get(name)
+        raise AttributeError(name)
 
     @property
     def matcher(self) -> str | None:
@@ -44,16 +52,27 @@ class Registration(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class _Matrix(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    registration: list[Registration]
+    registration: list[dict[str, Any]]
 
 
 @cache
 def registrations() -> tuple[Registration, ...]:
-    entries = msgspec.toml.decode(SOURCE.read_bytes(), type=_Matrix).registration
+    entries = [_registration(row) for row in msgspec.toml.decode(SOURCE.read_bytes(), type=_Matrix).registration]
     for entry in entries:
         if entry.event not in KNOWN_EVENTS:
             raise ValueError(f"{SOURCE.name}: {entry.id}: unknown event {entry.event!r}")
     return tuple(entries)
+
+
+def _registration(row: dict[str, Any]) -> Registration:
+    """A row with its runtime columns gathered; an unknown column is refused (forbid_unknown_fields)."""
+    fields = dict(row)
+    hooks = {runtime: fields.pop(runtime) for runtime in RUNTIMES if runtime in fields}
+    timeouts = {runtime: fields.pop(f"{runtime}_timeout") for runtime in RUNTIMES if f"{runtime}_timeout" in fields}
+    try:
+        return msgspec.convert({**fields, "hooks": hooks, "timeouts": timeouts}, Registration)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"{SOURCE.name}: {row.get('id', '?')}: {exc}") from None
 
 
 def for_runtime(runtime: str) -> tuple[Registration, ...]:

@@ -41,7 +41,7 @@ _NOT_FOR_PLUGINS = ("@anthropic-ai", "@openai", "opencode-ai", "opencode-linux-x
 
 def preinstall_opencode(config_dir: Path) -> None:
     """The pinned `@opencode-ai/plugin` (and what it needs) in an OpenCode config dir, as
-    harness.opencode.preinstall gives it, but linked package by package: a scope folder is a real
+    drivers.opencode.preinstall gives it, but linked package by package: a scope folder is a real
     folder of links, so an npm or OpenCode install that later runs there replaces or prunes the
     links, never the shared packages behind them."""
     from .opencode import PLUGIN_PACKAGE, plugin_version

@@ -13,7 +13,8 @@ import pytest
 
 from harness.channels import CHECKOUT, path_with_hookgate, path_without_hookgate, use_path
 from harness.fakemodel import Call, FakeModel, Say
-from harness.runtimes import binary, hookgate, metrics, new_project, run_claude
+from drivers.claude import run_claude
+from harness.runtimes import binary, hookgate, metrics, new_project
 
 pytestmark = pytest.mark.real
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from harness.channels import CHECKOUT, path_with_hookgate, path_without_hookgate, use_path
-from harness.codex import codex, codex_home, hookgate, hooks_list, run_codex, write_config
+from drivers.codex import codex, codex_home, hookgate, hooks_list, run_codex, write_config
 from harness.fakemodel import Call, FakeModel, Say
 from harness.runtimes import metrics, new_project
 from hookgate_codex import plugin
-from hookgate_codex.registration import REGISTRATIONS
+from hookgate_codex.install import REGISTRATIONS
 
 pytestmark = pytest.mark.real
 

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import (PATCH_MODEL, codex, hookgate, hooks_list, install_hooks, native_binary, one_hook,
+from drivers.codex import (PATCH_MODEL, codex, hookgate, hooks_list, install_hooks, native_binary, one_hook,
                            output_schemas, render_probe, run_codex, write_config)
 from harness.fakemodel import Call, FakeModel, Say
 from harness.runtimes import metrics, new_project
 from hookgate.model.verdicts import Allow, Ask, Block, Context, Modify, Retry
 from hookgate_codex import dialect
-from hookgate_codex.registration import REGISTRATIONS, hook_command, is_ours, registrations
+from hookgate_codex.install import REGISTRATIONS, hook_command, is_ours, registrations
 
 pytestmark = pytest.mark.real
 

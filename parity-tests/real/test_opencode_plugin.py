@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-import harness.opencode
+import drivers.opencode
 from harness.channels import CHECKOUT, path_with_hookgate, path_without_hookgate, preinstall_opencode, use_path
 from harness.fakemodel import Call, FakeModel, Say
-from harness.opencode import configure, run_opencode
+from drivers.opencode import configure, run_opencode
 from harness.runtimes import hookgate, metrics, new_project
 
 pytestmark = pytest.mark.real
@@ -43,7 +43,7 @@ def package_cache(home: Path) -> Path:
 @pytest.fixture
 def by_name(tmp_path: Path, fake_model: FakeModel, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     """A project whose opencode.json names the plugin; no plugin file, no `hookgate install`."""
-    monkeypatch.setattr(harness.opencode, "preinstall", preinstall_opencode)
+    monkeypatch.setattr(drivers.opencode, "preinstall", preinstall_opencode)
     work, home = new_project(tmp_path)
     (home / ".npmrc").write_text(f"registry={DEAD_REGISTRY}\n")  # OpenCode's installer reads it too
     configure(work, home, fake_model)

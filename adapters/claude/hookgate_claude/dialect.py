@@ -13,9 +13,9 @@ import msgspec
 
 from hookgate.hookcall import Answer
 from hookgate.model.codec import decode_event
-from hookgate.model.events import Event
+from hookgate.model.events import Event, ToolEvent
 from hookgate.model.tools import canonical_tool
-from hookgate.model.verdicts import Ask, Block, Modify, Retry, Verdict
+from hookgate.model.verdicts import Ask, Block, Modify, Refusal, Retry, Verdict
 
 runtime = "claude"
 _encoder = msgspec.json.Encoder()
@@ -28,8 +28,7 @@ _CONTEXT = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPr
 
 def decode(raw: bytes) -> list[Event]:
     event = decode_event(raw)
-    tool = getattr(event, "tool_name", None)
-    if tool is not None and canonical_tool(tool) != tool:
+    if isinstance(event, ToolEvent) and canonical_tool(tool := event.tool_name) != tool:
         event = msgspec.structs.replace(event, tool_name=canonical_tool(tool))
     return [event]
 
@@ -75,7 +74,10 @@ def _permission_request(verdict: Verdict, specific: dict[str, Any]) -> None:
 
 
 def _reason(verdict: Verdict) -> str:
-    if isinstance(verdict, Retry):
-        return f"{verdict.reason} (temporary: retry in {verdict.delay_ms / 1000:g}s)"
-    return getattr(verdict, "reason", "")
+    match verdict:
+        case Retry(reason=reason, delay_ms=delay_ms):
+            return f"{reason} (temporary: retry in {delay_ms / 1000:g}s)"
+        case Refusal(reason=reason):
+            return reason
+    return ""
 

@@ -5,7 +5,7 @@
   .claude-plugin/marketplace.json                 the marketplace (`claude plugin marketplace add <checkout>`)
   adapters/claude/plugin/.claude-plugin/plugin.json   the plugin (`claude plugin install hookgate@hookgate`)
   adapters/claude/plugin/hooks/hooks.json         its hooks: the same registrations as `hookgate install
-                                                  claude` (settings.py), calling the hookgate on PATH
+                                                  claude` (install.py), calling the hookgate on PATH
 
 tests/test_plugin_channels.py fails when a file drifts from what this module renders.
 """
@@ -20,7 +20,7 @@ from typing import Any
 from hookgate import __version__, lifecycle
 from hookgate.installers import plugin_hooks
 
-from . import settings
+from . import install as settings
 
 MARKETPLACE = "hookgate"
 NAME = "hookgate"
@@ -81,7 +81,7 @@ if __name__ == "__main__":
 
 def doctor_check(setup: Any) -> list[Any]:
     """`hookgate doctor`: the plugin, when a settings file enables it."""
-    from hookgate.cli.doctor import Finding
+    from hookgate.checks import Finding
     from hookgate.installers import plugin_doctor
 
     plugin_id = f"{NAME}@{MARKETPLACE}"

@@ -9,16 +9,24 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from hookgate.cli.doctor import Finding, Setup, missing_command, reinstall
-from hookgate.installers import hooksjson
+from hookgate.checks import Finding, Installs, Setup, missing_command, reinstall
+from hookgate.formats import hooksjson
 
-from . import registration, trust
+from . import install, trust
+
+CHECKS = (("codex hooks", "check_registration"), ("codex feature", "check_feature"), ("codex trust", "check_trust"),
+          ("codex shell", "check_login_shell"), ("codex plugin", "check_plugin"))
+
+
+def installs(setup: Setup) -> Installs:
+    return Installs(install.config_path(setup.project, setup.env), install.config_path(None, setup.env),
+                    install.installed_commands, identical_once=False)
 
 
 def _locations(setup: Setup) -> list[tuple[str, Path]]:
     """(where, hooks.json) of both places hookgate installs to: the project's, the user's."""
-    return [("project", registration.config_path(setup.project, setup.env)),
-            ("user", registration.config_path(None, setup.env))]
+    return [("project", install.config_path(setup.project, setup.env)),
+            ("user", install.config_path(None, setup.env))]
 
 
 def _installs(setup: Setup) -> list[tuple[str, Path]]:
@@ -27,30 +35,43 @@ def _installs(setup: Setup) -> list[tuple[str, Path]]:
 
 def _events(path: Path) -> set[str]:
     try:
-        return registration.installed_events(path)
+        return install.installed_events(path)
     except ValueError:
         return set()
 
 
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The one way these checks read a Codex config.toml ({} when there is none). Raises
+    tomllib.TOMLDecodeError or UnicodeDecodeError for a file Codex cannot read either."""
+    return tomllib.loads(path.read_text()) if path.exists() else {}
+
+
 def _toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text()) if path.exists() else {}
+        return _read_toml(path)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return {}  # Codex refuses to start on such a file; check_feature reports it
+
+
+def check_plugin(setup: Setup) -> list[Finding]:
+    """The plugin channel (`codex plugin add hookgate@hookgate`): see plugin_trust.doctor_check."""
+    from . import plugin_trust
+
+    return list(plugin_trust.doctor_check(setup))
 
 
 def check_registration(setup: Setup) -> list[Finding]:
     findings = []
     for where, path in _locations(setup):
         try:
-            events = registration.installed_events(path)
+            events = install.installed_events(path)
         except ValueError as exc:
             findings.append(Finding("fail", str(exc), f"fix or move {path}"))
             continue
         if not events:
             continue
         fix = reinstall("codex", where, setup.project)
-        missing = sorted({event for event, *_ in registration.REGISTRATIONS} - events)
+        missing = sorted({event for event, *_ in install.REGISTRATIONS} - events)
         program = next((p for h in _our_handlers(path) if (p := missing_command(h[4]["command"]))), None)
         stale = sorted({event for event, _, _, group, handler in _our_handlers(path)
                         if _expected(event, handler) != (group.get("matcher"), handler)})
@@ -77,7 +98,7 @@ def check_feature(setup: Setup) -> list[Finding]:
     findings, enabled, where = [], None, None
     for path in layers:
         try:
-            features = tomllib.loads(path.read_text()).get("features", {}) if path.exists() else {}
+            features = _read_toml(path).get("features", {})
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             findings.append(Finding("fail", f"{path} is not valid TOML ({exc}); Codex will not start", f"fix {path}"))
             continue
@@ -99,24 +120,24 @@ def check_trust(setup: Setup) -> list[Finding]:
     findings = []
     for where, path in _installs(setup):
         fix = reinstall("codex", where, setup.project)
-        project = registration.project_of(path, setup.env)
+        project = install.project_of(path, setup.env)
         if project is not None:
             level = trust.project_trust(user, project)
             if level != "trusted":
                 state = "is marked untrusted" if level == "untrusted" else "has never been trusted"
                 findings.append(Finding("fail", f"{project} {state} in {user_path}: Codex loads none of "
                                                 f"{path.parent} (hookgate's hooks included)",
-                                        registration.trust_project_command(project)))
+                                        install.trust_project_command(project)))
         problems: dict[str, list[str]] = {}
         handlers = _our_handlers(path)
         for event, g, h, group, handler in handlers:
-            state = states.get(trust.hook_key(path, event, g, h))
-            state = state if isinstance(state, dict) else {}
-            if state.get("enabled") is False:
+            entry = states.get(trust.hook_key(path, event, g, h))
+            entry = entry if isinstance(entry, dict) else {}
+            if entry.get("enabled") is False:
                 problems.setdefault("disabled (in Codex's /hooks)", []).append(event)
-            elif state.get("trusted_hash") is None:
+            elif entry.get("trusted_hash") is None:
                 problems.setdefault("not trusted", []).append(event)
-            elif state["trusted_hash"] != trust.hook_hash(event, group, handler):
+            elif entry["trusted_hash"] != trust.hook_hash(event, group, handler):
                 problems.setdefault("changed since they were trusted", []).append(event)
         for problem, events in problems.items():
             findings.append(Finding("fail", f"{len(events)} of hookgate's {len(handlers)} hooks in {path} are "
@@ -153,7 +174,7 @@ def _expected(event: str, handler: dict[str, Any]) -> tuple[str | None, dict[str
     """(matcher, handler) as install writes them today for this event, with the installed command."""
     command = str(handler.get("command", ""))
     program = command.rsplit(" hookgate ", 1)[-1] if command.startswith("sh -c ") else command
-    group = registration.registrations(program.split(" hook codex", 1)[0]).get(event, [None])[0]
+    group = install.registrations(program.split(" hook codex", 1)[0]).get(event, [None])[0]
     return (group.get("matcher"), group["hooks"][0]) if group else None
 
 
@@ -162,4 +183,4 @@ def _our_handlers(path: Path) -> list[tuple[str, int, int, dict[str, Any], dict[
         hooks = hooksjson.read(path).get("hooks", {})
     except ValueError:
         return []
-    return [entry for entry in trust.command_handlers(hooks) if registration.is_ours(entry[4])]
+    return [entry for entry in trust.command_handlers(hooks) if install.is_ours(entry[4])]

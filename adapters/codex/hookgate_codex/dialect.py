@@ -38,9 +38,9 @@ from hookgate.errors import PayloadError
 from hookgate.hookcall import Answer
 from hookgate.model.codec import event_from_builtins
 from hookgate.model.events import TOOL_EVENTS, Event
-from hookgate.model.verdicts import Ask, Modify, Retry, Verdict
+from hookgate.model.verdicts import Ask, Modify, Refusal, Retry, Verdict
 
-from .patch import PatchError, file_operations
+from hookgate.formats.apply_patch import PatchError, is_patch_file_input, tool_calls
 
 runtime = "codex"
 _decoder = msgspec.json.Decoder()
@@ -95,7 +95,8 @@ def canonical_calls(payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
         tool_input = {} if tool_input is None else {"input": tool_input}
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else ""
+    cwd = payload.get("cwd")
+    cwd = cwd if isinstance(cwd, str) else ""
     if name == "apply_patch":
         return _patch_calls(tool_input, cwd)
     if name == "spawn_agent":
@@ -110,22 +111,16 @@ def _patch_calls(tool_input: dict[str, Any], cwd: str) -> list[tuple[str, dict[s
     if not isinstance(patch, str):
         raise PayloadError("invalid apply_patch call: `command` holds no patch text")
     try:
-        operations = file_operations(patch)
+        return tool_calls(patch, cwd)
     except PatchError as exc:
         raise PayloadError(f"invalid apply_patch call: {exc}") from None
-    calls = []
-    for tool, fields in operations:
-        fields["file_path"] = _absolute(fields["file_path"], cwd)
-        if "moved_from" in fields:
-            fields["moved_from"] = _absolute(fields["moved_from"], cwd)
-        calls.append((tool, {**fields, "patch": patch}))
-    return calls
 
 
 def _agent_input(tool_input: dict[str, Any]) -> dict[str, Any]:
     prompt = tool_input.get("message")
     if not isinstance(prompt, str):
-        items = tool_input.get("items") if isinstance(tool_input.get("items"), list) else []
+        items = tool_input.get("items")
+        items = items if isinstance(items, list) else []
         prompt = "\n".join(i["text"] for i in items if isinstance(i, dict) and isinstance(i.get("text"), str))
     agent_type = tool_input.get("agent_type")
     description = prompt.strip().split("\n", 1)[0] if prompt.strip() else ""
@@ -141,7 +136,7 @@ def _absolute(path: str, cwd: str) -> str:
 def codex_input(updated: dict[str, Any]) -> dict[str, Any] | None:
     """A canonical tool input back in the shape Codex's tool takes, or None when Codex cannot
     carry it (a rewrite of one file of a patch: Codex only takes the whole patch)."""
-    if "patch" in updated and "file_path" in updated:
+    if is_patch_file_input(updated):
         return None
     if all(key in updated for key in _AGENT_KEYS):  # spawn_agent
         native = {k: v for k, v in updated.items() if k not in _AGENT_KEYS}
@@ -181,8 +176,8 @@ def render(event_name: str, verdict: Verdict) -> Answer:
 
 def _refusal(event_name: str, verdict: Verdict) -> str | None:
     """The reason this verdict refuses the event with, on Codex; None when it does not."""
-    if verdict.refuses:
-        reason = getattr(verdict, "reason", "") or "refused by hookgate policy (the gate gave no reason)"
+    if verdict.refuses and isinstance(verdict, Refusal):
+        reason = verdict.reason or "refused by hookgate policy (the gate gave no reason)"
         if isinstance(verdict, Retry):
             reason = f"{reason} (temporary: retry in {verdict.delay_ms / 1000:g}s)"
         return reason

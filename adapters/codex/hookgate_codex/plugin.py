@@ -22,7 +22,7 @@ from typing import Any
 from hookgate import __version__, lifecycle
 from hookgate.installers import plugin_hooks
 
-from . import registration
+from . import install as registration
 
 MARKETPLACE = "hookgate"
 NAME = "hookgate"

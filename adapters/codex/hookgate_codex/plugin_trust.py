@@ -71,10 +71,10 @@ def _ours(key: tuple[str, ...]) -> bool:
 
 def doctor_check(setup: Any) -> list[Any]:
     """`hookgate doctor`: the plugin, when the user config enables it, and its review."""
-    from hookgate.cli.doctor import Finding
+    from hookgate.checks import Finding
     from hookgate.installers import plugin_doctor
 
-    from . import registration
+    from . import install as registration
 
     path = trust.user_config(setup.env)
     try:

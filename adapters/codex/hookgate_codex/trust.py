@@ -92,6 +92,7 @@ def project_trust(user: Mapping[str, Any], project: Path) -> str | None:
     for folder in (project, checkout):
         for key in {str(folder), os.path.realpath(folder)} if folder else ():
             entry = projects.get(key)
-            if isinstance(entry, dict) and isinstance(entry.get("trust_level"), str):
-                return entry["trust_level"]
+            level = entry.get("trust_level") if isinstance(entry, dict) else None
+            if isinstance(level, str):
+                return level
     return None

@@ -4,21 +4,22 @@ Argument parsing is by hand: this runs on every tool call, and argparse costs mo
 decision itself. `--event` names the event the registration is for, so that a payload that cannot
 be read still gets the fail mode of that event's gates.
 
-A call first goes to the project's warm core if one runs (hookgate.warm: the same `evaluate`
-below, in a process that has done its imports already); otherwise it is evaluated here, and a
-core is started in the background for the calls that follow (HOOKGATE_WARM=off: never).
+A call first goes to the project's warm core if one runs (hookgate.warm: the same
+`hookgate.stdin.evaluate`, in a process that has done its imports already); otherwise it is
+evaluated here, and a core is started in the background for the calls that follow
+(HOOKGATE_WARM=off: never).
 """
 
-import os
 import sys
 
-DIALECTS = {"claude": "hookgate_claude.dialect", "codex": "hookgate_codex.dialect"}
-USAGE = "usage: hookgate hook claude|codex [--event EVENT_NAME] < payload.json\n"
+from hookgate.runtimes import STDIN
+
+USAGE = f"usage: hookgate hook {'|'.join(STDIN)} [--event EVENT_NAME] < payload.json\n"
 
 
 def main(args: list[str]) -> int:
     rest = args[1:]
-    if not rest or rest[0] not in DIALECTS:
+    if not rest or rest[0] not in STDIN:
         sys.stderr.write(USAGE)
         return 2
     runtime, options = rest[0], rest[1:]
@@ -37,7 +38,12 @@ def main(args: list[str]) -> int:
         warm = client.ask(runtime, event_hint, raw)
     except Exception:  # the warm path is only ever a shortcut
         warm = None
-    stdout, stderr, code = warm if isinstance(warm, tuple) else evaluate(runtime, raw, event_hint)
+    if isinstance(warm, tuple):
+        stdout, stderr, code = warm
+    else:
+        from hookgate.stdin import evaluate
+
+        stdout, stderr, code = evaluate(runtime, raw, event_hint)
     # text a policy printed goes out first, as the warm core sends it (hookgate.warm.server)
     sys.stdout.flush()
     sys.stderr.flush()
@@ -53,26 +59,3 @@ def main(args: list[str]) -> int:
         except Exception:  # the answer is out: nothing here may change its exit code
             pass
     return code
-
-
-def evaluate(runtime: str, raw: bytes, event_hint: str) -> tuple[bytes, bytes, int]:
-    """One hook call, in this process: (stdout, stderr, exit code). The warm core runs this too."""
-    try:
-        from importlib import import_module
-
-        from hookgate.hookcall import handle
-
-        answer = handle(import_module(DIALECTS[runtime]), raw, os.environ, event_hint)
-    except Exception as exc:  # hookgate cannot even start: answer without it
-        return _last_resort(event_hint, exc)
-    stderr = answer.stderr.rstrip("\n") + "\n" if answer.stderr else ""
-    return answer.stdout, stderr.encode(errors="backslashreplace"), answer.exit_code
-
-
-def _last_resort(event_hint: str, exc: Exception) -> tuple[bytes, bytes, int]:
-    """hookgate cannot even import its core (a damaged install): the same answer as hookcall's
-    last resort, written out here because that module is what failed to load."""
-    error = f"hookgate failed to start ({type(exc).__name__}: {exc})"
-    if event_hint in ("PreToolUse", "PermissionRequest"):
-        return b"", f"{error}; blocking {event_hint} until it is repaired (see `hookgate doctor`)\n".encode(), 2
-    return b"", f"{error}; allowing\n".encode(), 0

@@ -22,11 +22,12 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
 from typing import Any, Callable
 
-from hookgate.cli.install import INSTALLERS, hookgate_command
+from hookgate.cli.install import hookgate_command
+from hookgate.formats import hooksjson
+from hookgate.runtimes import plug
 from hookgate.store import locked
 
 GODOTMAKER_SCRIPTS = ".godotmaker/hooks/"  # every GodotMaker handler runs one of its scripts from here
@@ -51,7 +52,7 @@ def plan(project: Path, env: dict[str, str]) -> list[Step]:
     steps: list[Step] = []
     command = hookgate_command()
     for runtime in ("claude", "codex"):
-        installer = import_module(INSTALLERS[runtime])
+        installer: Any = plug(runtime).module("install")
         path = installer.config_path(project)
         count = _count_handlers(path)
         if not count:
@@ -65,7 +66,7 @@ def plan(project: Path, env: dict[str, str]) -> list[Step]:
         steps.append(Step(runtime, f"{count} GodotMaker handler{'s' if count != 1 else ''} in {path}", apply, files))
     adapter = project / OPENCODE_ADAPTER
     if adapter.is_file():
-        installer = import_module(INSTALLERS["opencode"])
+        installer = plug("opencode").module("install")
         target = installer.config_path(project)
 
         def apply_opencode(installer: Any = installer, target: Path = target) -> None:
@@ -78,10 +79,9 @@ def plan(project: Path, env: dict[str, str]) -> list[Step]:
 
 def _count_handlers(path: Path) -> int:
     try:
-        document = json.loads(path.read_text())
+        hooks = hooksjson.read(path).get("hooks", {})
     except (OSError, ValueError):
         return 0
-    hooks = document.get("hooks", {}) if isinstance(document, dict) else {}
     return sum(1 for groups in hooks.values() if isinstance(groups, list)
                for group in groups if isinstance(group, dict)
                for handler in (group.get("hooks") or []) if is_godotmaker(handler))
@@ -89,7 +89,7 @@ def _count_handlers(path: Path) -> int:
 
 def _codex_user_config(env: dict[str, str]) -> Path:
     """Codex records hook trust in the user's config.toml: migration changes it too."""
-    return Path(import_module("hookgate_codex.trust").user_config(env))
+    return Path(getattr(plug("codex").module("trust"), "user_config")(env))
 
 
 # -- what a file was, so an undo can put it back ---------------------------------------------------

@@ -45,11 +45,11 @@ def lint(project_hooks: Path, budgets: Mapping[str, float] | None = None) -> lis
 
 
 def claude_budgets() -> dict[str, float]:
-    try:
-        from hookgate_claude.settings import REGISTRATIONS
-    except ImportError:  # the Claude adapter is not installed: no budget to check against
-        return {}
-    return {event: float(timeout) for event, _, timeout, _ in REGISTRATIONS}
+    """event -> the seconds `hookgate install claude` registers for it (from the lifecycle matrix,
+    which the Claude plug's installer reads too)."""
+    from ..lifecycle import for_runtime
+
+    return {r.event: float(r.timeout_for("claude")) for r in for_runtime("claude")}
 
 
 def _semantic(handler: Handler, budgets: Mapping[str, float]) -> list[Problem]:

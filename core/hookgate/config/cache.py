@@ -24,7 +24,7 @@ import msgspec
 
 from .. import __version__
 from ..store import locked
-from ..warm.client import fnv1a64, owned_private_dir
+from ..store.private import fnv1a64, owned_private_dir
 
 T = TypeVar("T")
 RACY_SECONDS = 2.0

@@ -16,7 +16,8 @@ import msgspec
 from ..errors import ConfigError
 from ..store.project import HOOKGATE_DIR, Project
 from .cache import FileCache
-from .schema import Config, GateSettings, PathRule, Pipeline, Prerequisite, ReportFormat, RuleSet, StageSchema
+from .schema import (REPORT_CHECK_NAMES, STAGE_CHECK_NAMES, Config, GateSettings, PathRule, Pipeline, Prerequisite,
+                     ReportFormat, RuleSet, StageSchema)
 
 PRESETS = ("godot", "none")
 PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
@@ -185,9 +186,6 @@ def _check_references(config: Config, source: str) -> None:
 def _check_pipeline_names(pipeline: Pipeline, source: str) -> None:
     """Every name the pipeline tables use must exist where it points: roles, checks, path classes.
     Paired tables must name the same roles (a role without its next step is a drift)."""
-    from ..pipeline.report_checks import REPORT_CHECKS
-    from ..pipeline.stage_checks import STAGE_CHECKS
-
     def fail(message: str, where: str) -> None:
         raise ConfigError(f"{message} - at `{where}`", source)
 
@@ -203,7 +201,7 @@ def _check_pipeline_names(pipeline: Pipeline, source: str) -> None:
     for role, fmt in pipeline.reports.items():
         where = f"$.pipeline.reports.{role}"
         for i, name in enumerate(fmt.checks):
-            known([name], REPORT_CHECKS, "report check", f"{where}.checks[{i}]")
+            known([name], REPORT_CHECK_NAMES, "report check", f"{where}.checks[{i}]")
         regexes = [("pattern", fmt.pattern), ("fallback", fmt.fallback)]
         regexes += [(f"sections[{i}].pattern", s.pattern) for i, s in enumerate(fmt.sections)]
         for field, regex in regexes:
@@ -220,7 +218,7 @@ def _check_pipeline_names(pipeline: Pipeline, source: str) -> None:
           "$.pipeline.asset_read.folders")
     for role, schema in pipeline.stage_schemas.items():
         for i, check in enumerate(schema.checks):
-            known([check], STAGE_CHECKS, "check", f"$.pipeline.stage_schemas.{role}.checks[{i}]")
+            known([check], STAGE_CHECK_NAMES, "check", f"$.pipeline.stage_schemas.{role}.checks[{i}]")
     if set(pipeline.role_next) != set(pipeline.stage_schemas):
         missing = sorted(set(pipeline.stage_schemas) - set(pipeline.role_next))
         extra = sorted(set(pipeline.role_next) - set(pipeline.stage_schemas))

@@ -10,6 +10,13 @@ import msgspec
 FailMode = Literal["open", "closed"]
 Mode = Literal["enforce", "monitor"]
 
+# The checks a stage schema and a report format may name. The pipeline pack implements them
+# (pipeline/stage_checks.py STAGE_CHECKS, pipeline/report_checks.py REPORT_CHECKS; a test holds
+# the two to the same names); the config names them, so it can refuse a typo without importing
+# the pack it configures.
+STAGE_CHECK_NAMES = ("plan_all_verified", "gap_archived", "evaluation_playable_unit", "tag_archived")
+REPORT_CHECK_NAMES = ("test_substance", "resource_paths", "classname_conflicts")
+
 
 class _Strict(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     pass

@@ -7,9 +7,13 @@ when it overruns.
 
 from __future__ import annotations
 
-import _signal  # signal.signal wraps every handler in an enum lookup that costs more than the gate
 import signal
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+if TYPE_CHECKING:  # the C module has no stubs; its signal() is signal.signal without the enum wrapping
+    _signal = signal
+else:
+    import _signal  # signal.signal wraps every handler in an enum lookup that costs more than the gate
 
 T = TypeVar("T")
 
@@ -28,7 +32,7 @@ def call_with_deadline(fn: Callable[..., T], seconds: float | None, *args: Any) 
     return _with_thread(fn, seconds, args)
 
 
-def _with_alarm(fn: Callable[..., T], seconds: float, args: tuple) -> T:
+def _with_alarm(fn: Callable[..., T], seconds: float, args: tuple[Any, ...]) -> T:
     armed = True
 
     def on_alarm(signum: int, frame: Any) -> None:
@@ -50,7 +54,7 @@ def _with_alarm(fn: Callable[..., T], seconds: float, args: tuple) -> T:
         _signal.signal(signal.SIGALRM, previous)
 
 
-def _with_thread(fn: Callable[..., T], seconds: float, args: tuple) -> T:
+def _with_thread(fn: Callable[..., T], seconds: float, args: tuple[Any, ...]) -> T:
     import threading  # only off the main thread; a hook process never gets here
 
     outcome: list[Any] = []
@@ -68,5 +72,6 @@ def _with_thread(fn: Callable[..., T], seconds: float, args: tuple) -> T:
         raise GateTimeout(seconds)
     ok, value = outcome[0]
     if ok:
-        return value
+        result: T = value
+        return result
     raise value

@@ -4,7 +4,7 @@ need to know about a gate is here, as data; the gate's own code is only `check`.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
 import msgspec
 
@@ -21,9 +21,6 @@ if TYPE_CHECKING:
 FailMode = Literal["open", "closed"]
 Mode = Literal["enforce", "monitor"]
 
-# Claude Code ends a turn by itself after this many consecutive Stop blocks; a stop gate's own
-# bound must release first, so the release is recorded and explained instead of silent.
-CLAUDE_STOP_BLOCK_CAP = 8
 _STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
 
 
@@ -63,11 +60,6 @@ class Gate(msgspec.Struct, frozen=True, kw_only=True):
                 raise GateError("block_limit without may_block", self.id)
             if self.block_limit.limit < 1:
                 raise GateError("block_limit.limit must be at least 1", self.id)
-            if _STOP_EVENTS & set(self.events) and self.block_limit.limit >= CLAUDE_STOP_BLOCK_CAP:
-                raise GateError(
-                    f"a stop gate's block limit must stay below Claude Code's own cap of {CLAUDE_STOP_BLOCK_CAP}",
-                    self.id,
-                )
         try:
             compile_matcher(self.matcher)
         except re.error as exc:
@@ -75,6 +67,16 @@ class Gate(msgspec.Struct, frozen=True, kw_only=True):
 
     def compiled_matcher(self) -> Matcher:
         return compile_matcher(self.matcher)
+
+    def check_stop_bound(self, stop_block_caps: Mapping[str, int]) -> None:
+        """A runtime that ends a turn by itself after so many Stop blocks (its cap, keyed by the
+        runtime's name) would release a stop gate silently: the gate's own bound must release
+        first, so the release is recorded and explained."""
+        if self.block_limit is None or not _STOP_EVENTS & set(self.events):
+            return
+        for runtime, cap in stop_block_caps.items():
+            if self.block_limit.limit >= cap:
+                raise GateError(f"a stop gate's block limit must stay below {runtime}'s own cap of {cap}", self.id)
 
 
 class Observer(msgspec.Struct, frozen=True, kw_only=True):

@@ -4,12 +4,12 @@ and bounds become. Pure and synchronous: all reading and writing goes through th
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import msgspec
 
 from ..model.events import Event, PermissionRequest, PreToolUse
-from ..model.verdicts import ALLOW, Allow, Ask, Block, Context as ContextVerdict, Modify, Retry, Verdict, combine
+from ..model.verdicts import ALLOW, Allow, Ask, Block, Context as ContextVerdict, Modify, Refusal, Retry, Verdict, combine
 from .context import Context
 from .deadline import call_with_deadline
 from .gate import Gate, Observer
@@ -36,11 +36,16 @@ class Decision(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Engine:
-    def __init__(self, gates: Iterable[Gate], observers: Iterable[Observer] = ()) -> None:
+    def __init__(self, gates: Iterable[Gate], observers: Iterable[Observer] = (),
+                 stop_block_caps: Mapping[str, int] | None = None) -> None:
+        """`stop_block_caps`: runtime -> the consecutive Stop blocks after which that runtime ends
+        a turn by itself (the runtimes' own numbers, handed in by whoever builds the engine)."""
         self.gates = tuple(sorted(gates, key=lambda g: (g.priority, g.id)))
         ids = [g.id for g in self.gates]
         if len(ids) != len(set(ids)):
             raise ValueError(f"duplicate gate ids: {sorted({i for i in ids if ids.count(i) > 1})}")
+        for gate in self.gates:
+            gate.check_stop_bound(stop_block_caps or {})
         self._by_event: dict[str, list[tuple[Gate, Matcher]]] = defaultdict(list)
         for gate in self.gates:
             for name in gate.events:
@@ -73,11 +78,11 @@ class Engine:
             ran.append((gate.id, verdict.kind, getattr(verdict, "reason", None)))
             if gate.mode == "monitor" and not isinstance(verdict, (Allow, ContextVerdict)):
                 verdict = _monitored(gate, verdict, ctx, monitored)
-            if verdict.refuses and gate.block_limit is not None:
+            if isinstance(verdict, Refusal) and verdict.refuses and gate.block_limit is not None:
                 verdict = self._bound(gate, verdict, event, ctx, forced)
-            if verdict.refuses:
+            if isinstance(verdict, Refusal) and verdict.refuses:
                 blocked.append(gate.id)
-                ctx.record("hook_block", gate=gate.id, kind=verdict.kind, reason=verdict.reason)  # type: ignore[attr-defined]
+                ctx.record("hook_block", gate=gate.id, kind=verdict.kind, reason=verdict.reason)
             if isinstance(verdict, Modify) and isinstance(event, PreToolUse):
                 event = msgspec.structs.replace(event, tool_input=verdict.updated_input)
             verdicts.append(verdict)
@@ -94,7 +99,8 @@ class Engine:
         """A permission answered with a rewrite runs the rewritten call without a PreToolUse of its
         own (Claude Code takes updatedInput as it is), so the PreToolUse gates judge it here: a
         policy's rewrite cannot carry a call past the rules the original had to pass."""
-        rewritten = decision.verdict.updated_input  # type: ignore[attr-defined]
+        assert isinstance(decision.verdict, Modify)
+        rewritten = decision.verdict.updated_input
         judged = self._decide(PreToolUse(**{**msgspec.structs.asdict(event), "tool_input": rewritten}), ctx, [])
         if not judged.verdict.refuses and not isinstance(judged.verdict, Modify):
             judged = msgspec.structs.replace(judged, verdict=decision.verdict)
@@ -146,11 +152,11 @@ class Engine:
             return Allow(message=verdict.message, context=verdict.context)
         return verdict
 
-    def _bound(self, gate: Gate, verdict: Verdict, event: Event, ctx: Context, forced: list[str]) -> Verdict:
+    def _bound(self, gate: Gate, verdict: Refusal, event: Event, ctx: Context, forced: list[str]) -> Verdict:
         limit = gate.block_limit
         assert limit is not None
         scope = (event.agent_id or "main") if limit.per == "agent" else "session"
-        reason = verdict.reason  # type: ignore[attr-defined]
+        reason = verdict.reason
         # check and count in one locked step, so concurrent hook processes cannot both slip past
         if ctx.session.spend(f"blocks/{gate.id}/{scope}", limit.limit):
             return verdict
@@ -180,9 +186,9 @@ class Engine:
 def _monitored(gate: Gate, verdict: Verdict, ctx: Context, monitored: list[str]) -> Verdict:
     """Monitor mode: the gate's refusal (or rewrite) is recorded, and the call goes ahead as asked;
     what it tells the model or the user still reaches them."""
-    if verdict.refuses or isinstance(verdict, Ask):
+    if isinstance(verdict, Refusal):
         monitored.append(gate.id)
-        ctx.record("would_block", gate=gate.id, kind=verdict.kind, reason=verdict.reason)  # type: ignore[attr-defined]
+        ctx.record("would_block", gate=gate.id, kind=verdict.kind, reason=verdict.reason)
     else:
         ctx.record("would_modify", gate=gate.id, kind=verdict.kind)
     context = verdict.context

@@ -13,7 +13,7 @@ from . import plugin_hooks
 
 def findings(setup: Any, runtime: str, plugin_id: str, installed_by_hookgate: Iterable[str],
              uninstall_plugin: str) -> list[Any]:
-    from ..cli.doctor import Finding
+    from ..checks import Finding
 
     found = []
     on_path = shutil.which(plugin_hooks.PROGRAM, path=setup.env.get("PATH", os.defpath))

@@ -18,7 +18,7 @@ class _Envelope(msgspec.Struct):
 _envelope = msgspec.json.Decoder(_Envelope)
 # built on first use: a decoder costs msgspec a walk over its event type, and a hook process
 # decodes one event
-_decoders: dict[str, msgspec.json.Decoder] = {}
+_decoders: dict[str, msgspec.json.Decoder[Event]] = {}
 _as_dict = msgspec.json.Decoder(dict[str, Any])
 _encoder = msgspec.json.Encoder()
 
@@ -40,7 +40,7 @@ def decode_event(raw: bytes) -> Event:
     return unknown_event(name, fields)
 
 
-def _decoder(name: str) -> msgspec.json.Decoder | None:
+def _decoder(name: str) -> msgspec.json.Decoder[Event] | None:
     decoder = _decoders.get(name)
     if decoder is None and name in KNOWN_EVENTS:
         decoder = _decoders[name] = msgspec.json.Decoder(KNOWN_EVENTS[name])

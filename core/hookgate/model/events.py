@@ -11,7 +11,9 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 
-Runtime = Literal["claude", "codex", "opencode"]
+from ..runtimes import NAMES
+
+Runtime = str  # one of hookgate.runtimes.NAMES, checked when an event is made
 Identity = Literal["given", "inferred"]
 
 
@@ -36,9 +38,13 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="hook_event_nam
     permission_mode: str | None = None
     turn_id: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.runtime not in NAMES:
+            raise ValueError(f"unknown runtime {self.runtime!r}; known: {', '.join(NAMES)}")
+
     @property
     def name(self) -> str:
-        return type(self).__struct_config__.tag  # type: ignore[return-value]
+        return str(type(self).__struct_config__.tag)
 
     @property
     def in_subagent(self) -> bool:
@@ -49,7 +55,10 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="hook_event_nam
         return getattr(self, self.match_field) if self.match_field else None
 
 
-class _ToolEvent(Event, frozen=True, kw_only=True):
+class ToolEvent(Event, frozen=True, kw_only=True):
+    """The events about one tool call (PreToolUse, PermissionRequest, PostToolUse,
+    PostToolUseFailure): `isinstance(event, ToolEvent)` narrows to one with a tool_name and input."""
+
     match_field: ClassVar[str | None] = "tool_name"
 
     tool_name: str
@@ -72,19 +81,19 @@ class UserPromptSubmit(Event, frozen=True, kw_only=True, tag="UserPromptSubmit")
     prompt: str = ""
 
 
-class PreToolUse(_ToolEvent, frozen=True, kw_only=True, tag="PreToolUse"):
+class PreToolUse(ToolEvent, frozen=True, kw_only=True, tag="PreToolUse"):
     pass
 
 
-class PermissionRequest(_ToolEvent, frozen=True, kw_only=True, tag="PermissionRequest"):
+class PermissionRequest(ToolEvent, frozen=True, kw_only=True, tag="PermissionRequest"):
     pass
 
 
-class PostToolUse(_ToolEvent, frozen=True, kw_only=True, tag="PostToolUse"):
+class PostToolUse(ToolEvent, frozen=True, kw_only=True, tag="PostToolUse"):
     tool_response: Any = None
 
 
-class PostToolUseFailure(_ToolEvent, frozen=True, kw_only=True, tag="PostToolUseFailure"):
+class PostToolUseFailure(ToolEvent, frozen=True, kw_only=True, tag="PostToolUseFailure"):
     error: str = ""
     is_interrupt: bool = False
 
@@ -142,7 +151,7 @@ class UnknownEvent(Event, frozen=True, kw_only=True, tag="Unknown"):
 
 
 KNOWN_EVENTS: dict[str, type[Event]] = {
-    cls.__struct_config__.tag: cls  # type: ignore[misc]
+    str(cls.__struct_config__.tag): cls
     for cls in (
         SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse,
         PostToolUseFailure, SubagentStart, SubagentStop, Stop, PreCompact, PostCompact,

@@ -27,8 +27,9 @@ def canonical_tool(name: str) -> str:
 
 def changed_path(event: "Event") -> str | None:
     """The file a Write/Edit/MultiEdit/NotebookEdit/Delete call changes, or None."""
-    field = FILE_TOOLS.get(getattr(event, "tool_name", ""))
-    if field is None:
+    from .events import ToolEvent
+
+    if not isinstance(event, ToolEvent) or (field := FILE_TOOLS.get(event.tool_name)) is None:
         return None
-    value = getattr(event, "tool_input", {}).get(field)
+    value = event.tool_input.get(field)
     return value if isinstance(value, str) and value else None

@@ -30,7 +30,7 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
 
     @property
     def kind(self) -> str:
-        return type(self).__struct_config__.tag  # type: ignore[return-value]
+        return str(type(self).__struct_config__.tag)
 
     @property
     def refuses(self) -> bool:
@@ -54,16 +54,20 @@ class Modify(Verdict, frozen=True, kw_only=True, tag="modify"):
     updated_input: dict[str, Any]
 
 
-class Ask(Verdict, frozen=True, kw_only=True, tag="ask"):
+class Refusal(Verdict, frozen=True, kw_only=True):
+    """A verdict that does not let the action go ahead as asked, and says why: ask, retry, block.
+    `isinstance(verdict, Refusal)` narrows to one with a `reason`."""
+
+    reason: str
+
+
+class Ask(Refusal, frozen=True, kw_only=True, tag="ask"):
     """Let the user decide (degrades per runtime; see the parity report)."""
 
-    reason: str
 
-
-class Retry(Verdict, frozen=True, kw_only=True, tag="retry"):
+class Retry(Refusal, frozen=True, kw_only=True, tag="retry"):
     """Refuse this call; it may succeed later. The call is not rescheduled."""
 
-    reason: str
     delay_ms: int = 1000
 
     @property
@@ -71,9 +75,7 @@ class Retry(Verdict, frozen=True, kw_only=True, tag="retry"):
         return True
 
 
-class Block(Verdict, frozen=True, kw_only=True, tag="block"):
-    reason: str
-
+class Block(Refusal, frozen=True, kw_only=True, tag="block"):
     @property
     def refuses(self) -> bool:
         return True
@@ -92,23 +94,26 @@ def combine(verdicts: Iterable[Verdict]) -> Verdict:
     if not verdicts:
         return ALLOW
     winner_cls = min((type(v) for v in verdicts), key=_rank.__getitem__)
-    same = [v for v in verdicts if type(v) is winner_cls]
     message = _merge(v.message for v in verdicts)
     context = _merge(v.context for v in verdicts)
     if winner_cls is Block:
-        return Block(reason=_merge(v.reason for v in same) or "", message=message, context=context)
+        return Block(reason=_reasons(verdicts, Block), message=message, context=context)
     if winner_cls is Retry:
-        return Retry(
-            reason=_merge(v.reason for v in same) or "",
-            delay_ms=max(v.delay_ms for v in same), message=message, context=context,
-        )
+        delay = max(v.delay_ms for v in verdicts if isinstance(v, Retry))
+        return Retry(reason=_reasons(verdicts, Retry), delay_ms=delay, message=message, context=context)
     if winner_cls is Ask:
-        return Ask(reason=_merge(v.reason for v in same) or "", message=message, context=context)
+        return Ask(reason=_reasons(verdicts, Ask), message=message, context=context)
     if winner_cls is Modify:
-        return Modify(updated_input=same[-1].updated_input, message=message, context=context)
+        last = [v for v in verdicts if isinstance(v, Modify)][-1]
+        return Modify(updated_input=last.updated_input, message=message, context=context)
     if context:
         return Context(context=context, message=message)
     return Allow(message=message)
+
+
+def _reasons(verdicts: list[Verdict], kind: type[Refusal]) -> str:
+    """The reasons of the verdicts of exactly that kind (not its subclasses' or bases')."""
+    return _merge(v.reason for v in verdicts if type(v) is kind and isinstance(v, Refusal)) or ""
 
 
 def _merge(texts: Iterable[str | None]) -> str | None:

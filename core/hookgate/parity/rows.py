@@ -69,7 +69,7 @@ def command_hook_rows() -> list[Row]:
 
 def registered_hook_rows() -> list[Row]:
     """One row per register_hook event name (seed 003), plus the input rewrite of the tool events."""
-    from ..registry.events import EVENT_MAP, GATING, MODIFIES_TOOL_INPUT
+    from ..python_hooks.events import EVENT_MAP, GATING, MODIFIES_TOOL_INPUT
 
     rows = []
     for name, events in EVENT_MAP.items():

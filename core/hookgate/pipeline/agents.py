@@ -22,7 +22,7 @@ from ..config.schema import Pipeline
 from ..engine.context import Context
 from ..engine.gate import Gate, Observer
 from ..engine.loop import Decision
-from ..model.events import Event
+from ..model.events import Event, ToolEvent
 
 UNKNOWN = "unknown"
 # dispatches that never start (denied later by the runtime, cancelled) must not pile up
@@ -104,7 +104,7 @@ def dispatch_text(tool_input: dict[str, Any]) -> str:
 def note_dispatch(event: Event, decision: Decision, ctx: Context) -> None:
     if decision.verdict.refuses:
         return  # no subagent will start from a refused dispatch
-    tool_input = getattr(event, "tool_input", {})
+    tool_input = event.tool_input if isinstance(event, ToolEvent) else {}
     subagent_type = tool_input.get("subagent_type") or tool_input.get("agent_type")
     entry = {"type": subagent_type if isinstance(subagent_type, str) else None, "text": dispatch_text(tool_input)}
 

@@ -8,14 +8,14 @@ import os
 
 from ..engine.context import Context
 from ..engine.gate import Gate
-from ..model.events import Event
+from ..model.events import Event, ToolEvent
 from ..model.verdicts import Block, Verdict
 from .paths import event_readings, file_name, matches
 from .rules import expand
 
 
 def check_asset_access(event: Event, ctx: Context) -> Verdict | None:
-    path = getattr(event, "tool_input", {}).get("file_path")
+    path = (event.tool_input if isinstance(event, ToolEvent) else {}).get("file_path")
     if event.in_subagent or not isinstance(path, str) or not path or ctx.project.current_role() is None:
         return None
     pipeline = ctx.config.pipeline

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..config.schema import Pipeline, RuleSet
 from ..engine.context import Context
 from ..engine.gate import Gate
-from ..model.events import Event
+from ..model.events import Event, ToolEvent
 from ..model.tools import FILE_TOOL_MATCHER, changed_path
 from ..model.verdicts import Block, Verdict
 from .agents import agent_type_of
@@ -31,7 +31,7 @@ def check_file_permissions(event: Event, ctx: Context) -> Verdict | None:
     if role is None:
         return None
     # a patch's move (Codex "*** Move to:") also removes its source
-    source = getattr(event, "tool_input", {}).get("moved_from")
+    source = (event.tool_input if isinstance(event, ToolEvent) else {}).get("moved_from")
     for changed in [path] + ([source] if isinstance(source, str) and source else []):
         reason = write_denial(changed, event, role, ctx)
         if reason:

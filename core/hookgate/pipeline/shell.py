@@ -25,6 +25,8 @@ import os
 import re
 from typing import Iterator, NamedTuple
 
+from ..formats.apply_patch import touched_files
+
 DEVICES = ("/dev/", "/proc/self/fd/")
 _REDIRECT_WRITES = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _OPERATORS = sorted(["&&", "||", ";;", ";&", "|&", ">>", "<<<", "<<-", "<<", ">&", "<&", "&>>", "&>", ">|", "<>",
@@ -611,9 +613,6 @@ def python_writes(code: str) -> list[tuple[str, bool]]:
     return paths
 
 
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", re.MULTILINE)
-
-
 def patch_files(text: str) -> list[str]:
-    """The files an apply_patch patch adds, updates, deletes or moves to."""
-    return _PATCH_FILE.findall(text)
+    """The files an apply_patch patch adds, updates, deletes or moves to (the one patch reader)."""
+    return touched_files(text)

@@ -17,7 +17,7 @@ from ..config.schema import Pipeline, StageSchema
 from ..engine.context import Context
 from ..engine.gate import Gate
 from ..errors import ConfigError
-from ..model.events import Event
+from ..model.events import Event, ToolEvent
 from ..model.tools import changed_path
 from ..model.verdicts import Block, Context as ContextVerdict, Verdict
 from ..store.project import Project
@@ -126,7 +126,7 @@ def is_stage_log(path: str, event: Event, ctx: Context) -> bool:
 def _new_entries(event: Event, project: Project) -> tuple[list[dict[str, Any]], list[str]]:
     """The stage entries this call adds (lines not already in the log or the replaced text),
     and what is malformed about them. Every added line must be one {"role", "ts"} object."""
-    tool_input = getattr(event, "tool_input", {})
+    tool_input = event.tool_input if isinstance(event, ToolEvent) else {}
     edits = tool_input.get("edits") if isinstance(tool_input.get("edits"), list) else [tool_input]
     known = {line.strip() for line in project.stage_path.read_text(errors="replace").splitlines()} \
         if project.stage_path.exists() else set()

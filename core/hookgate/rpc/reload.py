@@ -30,7 +30,7 @@ def defects(policy: Policy) -> str | None:
     if policy.error:
         return policy.error
     from ..commandhooks.gate import ProblemNotice
-    from ..registry import LOAD_ERROR_GATE, loaded
+    from ..python_hooks import LOAD_ERROR_GATE, loaded
 
     found: list[str] = []
     for gate in policy.engine.gates:

@@ -2,7 +2,10 @@
 
 Methods
     initialize  {runtime?, versions?, protocol?} -> {protocol, server, project, capabilities, error}
-    evaluate    {event: <canonical event>}        -> the verdict, tagged by "kind" (model/verdicts.py)
+    evaluate    {event: <canonical event>}        -> the verdict, tagged by "kind" (model/verdicts.py);
+                                                     an apply_patch event carries the raw text
+                                                     (tool_input {"patch"}) and is judged as one
+                                                     event per file, as on Codex
     shutdown    -                                 -> null; every earlier request was answered first,
                                                      and the server exits
 Notification sent
@@ -28,10 +31,11 @@ import msgspec
 
 from .. import __version__
 from ..errors import PayloadError
+from ..formats.apply_patch import PatchError, tool_calls
 from ..hookcall import Policy, decide
 from ..model.codec import event_from_builtins, unknown_event
-from ..model.events import KNOWN_EVENTS, Event
-from ..model.verdicts import Verdict
+from ..model.events import KNOWN_EVENTS, Event, ToolEvent
+from ..model.verdicts import Block, Modify, Verdict
 from . import protocol
 from .protocol import RpcError
 from .reload import PolicyHolder, WatchSet, watch
@@ -164,17 +168,36 @@ class Server:
                 raise RpcError(protocol.INVALID_PARAMS, f"invalid params: {exc}") from None
             # a known event with unreadable fields: its gates' fail modes decide, as on the stdin path
             event, error = unknown_event(name, raw), str(exc)
-        return self._decide(event, error)
+        if error is None and isinstance(event, ToolEvent) and event.tool_name == "apply_patch":
+            return self._decide_patch(event)
+        return self._decide([event], error)
 
-    def _decide(self, event: Event, error: str | None) -> Verdict:
+    def _decide_patch(self, event: ToolEvent) -> Verdict:
+        """OpenCode's plugin sends an apply_patch call as one event with the raw text (`patch`); the
+        gates judge it as Codex's dialect has them judge one: an event per file, read by the one
+        patch reader. A text it cannot read takes the event's fail mode, as an unreadable payload."""
+        patch = event.tool_input.get("patch")
+        try:
+            if not isinstance(patch, str):
+                raise PatchError("`patch` holds no patch text")
+            events: list[Event] = [msgspec.structs.replace(event, tool_name=tool, tool_input=tool_input)
+                                   for tool, tool_input in tool_calls(patch, event.cwd)]
+        except PatchError as exc:
+            return self._decide([event], f"invalid apply_patch call: {exc}")
+        verdict = self._decide(events, None)
+        if isinstance(verdict, Modify):  # the plugin hands OpenCode the patch whole, as Codex takes it
+            return Block(reason=PATCH_REWRITE, message=verdict.message, context=verdict.context)
+        return verdict
+
+    def _decide(self, events: list[Event], error: str | None) -> Verdict:
         policy = self._holder.policy
         if error:
             policy = msgspec.structs.replace(policy, error=error)
         try:
-            verdict, _, ctx = decide(policy, [event])
+            verdict, _, ctx = decide(policy, events)
         except Exception as exc:  # a bug in hookgate: the gates' fail modes decide
             failed = msgspec.structs.replace(policy, error=f"internal error: {type(exc).__name__}: {exc}")
-            verdict, _, ctx = decide(failed, [event])
+            verdict, _, ctx = decide(failed, events)
         for line in ctx.warnings:
             self._log(line)
         notice = self._holder.take_notice()
@@ -198,6 +221,10 @@ class Server:
         except Exception as exc:  # no watcher (e.g. inotify limits): decisions go on with the policy in force
             self._log(f"hot reload is off: {type(exc).__name__}: {exc}")
             ready.set()
+
+
+PATCH_REWRITE = ("hookgate would rewrite this call, and OpenCode cannot carry a rewrite of one file of a patch; "
+                 "it is refused instead. Make the change the policy asks for and patch again.")
 
 
 def _object(params: Any) -> dict[str, Any]:

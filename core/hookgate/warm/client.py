@@ -17,6 +17,8 @@ import os
 import sys
 import time
 
+from hookgate.store.private import fnv1a64, owned_private_dir
+
 PROTOCOL = b"hookgate-warm/1"
 ACK = b"+"  # a fork of a live core took the connection; from here on the client waits for its answer
 OK = b"ok"  # the answer's status; anything else says why the core refused (the client then evaluates)
@@ -128,25 +130,6 @@ def runtime_dir() -> str:
     if base.startswith("/") and len(base) < 64:
         return os.path.join(base, "hookgate")
     return f"/tmp/hookgate-{os.geteuid()}"
-
-
-def owned_private_dir(path: str) -> bool:
-    """Only a directory of ours that nobody else may enter holds sockets: a call sends its
-    environment, and must not send it to another user's listener."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    is_dir = st.st_mode & 0o170000 == 0o040000
-    return is_dir and st.st_uid == os.geteuid() and st.st_mode & 0o077 == 0
-
-
-def fnv1a64(data: bytes) -> int:
-    """A stable hash without importing hashlib (which costs more than this whole client)."""
-    h = 0xCBF29CE484222325
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
 
 
 def pack(parts: list[bytes]) -> bytes:

@@ -3,7 +3,7 @@ each hook call.
 
 A fork begins where a cold `hookgate hook` process would be once its imports are done; it takes
 the caller's working directory, umask and environment, runs the in-process path's own function
-(`hookgate.cli.hook.evaluate`) on the caller's payload, sends back the answer and exits. Nothing
+(`hookgate.stdin.evaluate`) on the caller's payload, sends back the answer and exits. Nothing
 of one call survives into the next: policies, hooks.json and config are read from the files on
 every call, as in-process (config.load keeps a cache keyed on the files' identity, which a fork
 inherits once the core has filled it). Gate deadlines work as in-process too: the fork runs the
@@ -38,9 +38,10 @@ import struct
 import sys
 import tempfile
 import time
-from importlib import import_module
 from pathlib import Path
+from typing import cast
 
+from ..runtimes import PACKAGES
 from . import client
 
 IDLE_SECONDS = 600.0  # HOOKGATE_WARM_IDLE overrides
@@ -261,7 +262,7 @@ class Core:
         take_environment(dict(entry.split(b"=", 1) for entry in env if b"=" in entry))
         conn.settimeout(None)
         printed_out, printed_err = _capture()
-        from hookgate.cli.hook import evaluate
+        from hookgate.stdin import evaluate
 
         if self.telemetry is not None:  # this call's decision goes to the core's exporter
             from hookgate.hookcall import DECISION_LISTENERS
@@ -347,15 +348,15 @@ def prime(project: str, scratch: str) -> None:
     by deciding a few calls in a scratch project that has no policies and no command hooks (and
     a scratch HOME: no user's global hooks either). The project's own policies never run here:
     they run, afresh, in each call's fork."""
-    from hookgate.cli.hook import DIALECTS
-    from hookgate.hookcall import handle
+    from hookgate.hookcall import Dialect, handle
+    from hookgate.runtimes import STDIN, plug
 
     root = Path(scratch)
     (root / ".hookgate").mkdir()
     (root / ".hookgate" / "current_role").write_text("build\n")
     with scratch_environment(scratch):
-        for module in DIALECTS.values():
-            dialect = import_module(module)
+        for runtime in STDIN:
+            dialect = cast(Dialect, plug(runtime).module("dialect"))
             for call in PRIMING_CALLS:
                 handle(dialect, _payload(scratch, call))
     refresh_config(project)
@@ -364,7 +365,7 @@ def prime(project: str, scratch: str) -> None:
 def touch_pages(scratch: str) -> None:
     """A fork decides a call in the scratch project before it waits, so the copy-on-write faults
     of a first decision are paid before a caller waits, not while it does."""
-    from hookgate.cli.hook import evaluate
+    from hookgate.stdin import evaluate
 
     with scratch_environment(scratch):
         evaluate("claude", _payload(scratch, TOUCH_CALL), "PreToolUse")
@@ -432,7 +433,7 @@ def code_changed_since(started_ns: int) -> bool:
     call starts a fresh one."""
     for module in list(sys.modules.values()):
         name, path = getattr(module, "__name__", ""), getattr(module, "__file__", None)
-        if path and name.split(".")[0] in ("hookgate", "hookgate_claude", "hookgate_codex"):
+        if path and name.split(".")[0] in ("hookgate", *PACKAGES):
             try:
                 if os.stat(path).st_mtime_ns > started_ns:
                     return True

@@ -17,10 +17,10 @@ from typing import Any, Callable, Iterator
 import msgspec
 
 from ..errors import GateError, HookgateError
-from ..model.events import Event
+from ..model.events import Event, ToolEvent
 from ..model.tool_inputs import PATH_FIELDS
 from ..model.tools import ALIASES, canonical_tool
-from ..pipeline.paths import matches as path_matches, readings
+from ..paths import matches as path_matches, readings
 from .events import EVENT_MAP
 
 Handler = Callable[[Event], Any]
@@ -40,7 +40,7 @@ class HookMatcher(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
     tool: str | None = None  # a canonical tool name (Bash, Write, ...), compared ignoring case
     command_pattern: str | None = None  # regular expression searched in a Bash command
-    # glob over the project-relative path a tool works on, in the pipeline's path language (pipeline/paths.py)
+    # glob over the project-relative path a tool works on, in the pipeline's path language (hookgate/paths.py)
     path_pattern: str | None = None
     session_id: str | None = None
     skill: str | None = None  # glob over the name of the skill the Skill tool loads
@@ -48,8 +48,8 @@ class HookMatcher(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     def matches(self, event: Event, project_root: str) -> bool:
         if self.session_id is not None and event.session_id != self.session_id:
             return False
-        tool: str | None = getattr(event, "tool_name", None)
-        tool_input: dict[str, Any] = getattr(event, "tool_input", None) or {}
+        tool = event.tool_name if isinstance(event, ToolEvent) else None
+        tool_input = event.tool_input if isinstance(event, ToolEvent) else {}
         if self.tool is not None and (tool or "").lower() != canonical_lower(self.tool):
             return False
         if self.command_pattern is not None:
@@ -195,7 +195,7 @@ def unregister_hook(id: str) -> bool:
     return current().remove(id)
 
 
-def _convert(value: Any, cls: type, what: str, hook_id: object) -> Any:
+def _convert(value: Any, cls: type[msgspec.Struct], what: str, hook_id: object) -> Any:
     if value is None:
         return cls()
     if isinstance(value, cls):

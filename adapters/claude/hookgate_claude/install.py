@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from hookgate import lifecycle
-from hookgate.installers import hooksjson
+from hookgate.formats import hooksjson
 
 # event, matcher (None: the event takes none), timeout (s), fail closed when hookgate itself cannot
 # run; generated from the lifecycle matrix (core/hookgate/lifecycle.toml), the one source of truth

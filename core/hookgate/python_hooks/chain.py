@@ -18,7 +18,7 @@ import msgspec
 
 from ..engine.context import Context
 from ..engine.deadline import _with_thread as call_on_thread
-from ..model.events import Event
+from ..model.events import Event, ToolEvent
 from ..model.tool_inputs import input_error
 from ..model.verdicts import Block, Context as ContextVerdict, Modify, Retry, Verdict
 from .events import GATING, MODIFIES_TOOL_INPUT
@@ -60,20 +60,20 @@ class RegisteredHooks:
                 retry = Retry(reason=result.reason or "Retry later", delay_ms=result.delay_ms, context=_join(contexts))
                 return self._refuse(retry, hook, ctx)
             if result.modified is not None:
-                if self.name in MODIFIES_TOOL_INPUT:
+                if self.name in MODIFIES_TOOL_INPUT and isinstance(event, ToolEvent):
                     new_input = updated_input(result.modified)
-                    error = input_error(event.tool_name, new_input, event.tool_input)  # type: ignore[attr-defined]
+                    error = input_error(event.tool_name, new_input, event.tool_input)
                     if error is not None:
-                        reason = (f"hook '{hook.id}' rewrote the {event.tool_name} input into an invalid one "  # type: ignore[attr-defined]
+                        reason = (f"hook '{hook.id}' rewrote the {event.tool_name} input into an invalid one "
                                   f"({error}); the call is refused")
                         return self._refuse(Block(reason=reason), hook, ctx)
                     event = msgspec.structs.replace(event, tool_input=new_input)
                     rewritten = new_input
                 else:
                     contexts += self._other_modification(hook, result.modified, ctx)
-            if result.decision == "allow":
+            if result.decision == "allow" and isinstance(event, ToolEvent):  # (permission_request only)
                 # Claude's approval carries the input to run with; the unchanged one when not rewritten
-                rewritten = event.tool_input  # type: ignore[attr-defined]
+                rewritten = event.tool_input
                 break
             if result.action == "skip":
                 break
@@ -97,7 +97,8 @@ class RegisteredHooks:
 
     def _refuse(self, verdict: Block | Retry, hook: Hook, ctx: Context) -> Verdict:
         denied = hook_denied(verdict)
-        ctx.record("hook_denied", hook=hook.id, hook_event=self.name, **msgspec.structs.asdict(denied))  # type: ignore[arg-type]
+        assert denied is not None  # a block or a retry always is a denial
+        ctx.record("hook_denied", hook=hook.id, hook_event=self.name, **msgspec.structs.asdict(denied))
         return verdict
 
     def _other_modification(self, hook: Hook, modified: dict[str, Any], ctx: Context) -> list[str]:

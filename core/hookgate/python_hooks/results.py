@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from ..model.verdicts import Retry, Verdict
+from ..model.verdicts import Refusal, Retry, Verdict
 
 WRAPPERS = ("updatedInput", "updated_input", "args", "modified")
 
@@ -97,11 +97,11 @@ class HookDenied(msgspec.Struct, frozen=True, kw_only=True, tag="hook_denied", t
 
 def hook_denied(verdict: Verdict) -> HookDenied | None:
     """The structured denial for a refusing verdict (block, retry); None for any other."""
-    if not verdict.refuses:
+    if not verdict.refuses or not isinstance(verdict, Refusal):
         return None
     if isinstance(verdict, Retry):
         return HookDenied(reason=verdict.reason, retryable=True, retry_after_ms=verdict.delay_ms)
-    return HookDenied(reason=getattr(verdict, "reason", ""), retryable=False, retry_after_ms=None)
+    return HookDenied(reason=verdict.reason, retryable=False, retry_after_ms=None)
 
 
 def verdict_json(verdict: Verdict) -> bytes:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import types
+from functools import partial
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -27,9 +28,9 @@ def load(policy_dir: Path | None, modules: Sequence[str] = ()) -> tuple[Registry
     errors: list[str] = []
     with loading_into(registry):
         for name in modules:
-            _run(registry, f"module {name}", lambda name=name: _exec_module(name), errors)
+            _run(registry, f"module {name}", partial(_exec_module, name), errors)
         for path in policy_files(policy_dir):
-            _run(registry, str(path), lambda path=path: _exec_file(path), errors)
+            _run(registry, str(path), partial(_exec_file, path), errors)
     return registry, errors
 
 

@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
-from urllib.parse import unquote, urlparse
 
 MARKER = "// Registered by `hookgate install opencode`"
 PLUGIN_FILE = "hookgate.js"
@@ -36,7 +33,7 @@ def config_path(project: Path | None) -> Path:
 def plugin_dir() -> Path:
     """Where the opencode-hookgate package is: this checkout's, else the one installed with hookgate."""
     candidates = (
-        Path(__file__).resolve().parents[3] / "adapters" / "opencode-plugin",
+        Path(__file__).resolve().parents[2] / "opencode-plugin",
         Path(sys.prefix) / "share" / "hookgate" / "opencode-plugin",
     )
     for candidate in candidates:
@@ -86,36 +83,6 @@ def uninstall(path: Path) -> bool:
 def installed(path: Path) -> bool:
     """Whether hookgate's registration is there (for doctor)."""
     return path.is_file() and path.read_text(errors="replace").startswith(MARKER)
-
-
-def doctor_check(setup: Any) -> list[Any]:
-    """`hookgate doctor`: hookgate's plugin file in the project's and the user's OpenCode config,
-    checked against what install writes today (the plugin it imports, the hookgate it starts)."""
-    from ..cli.doctor import Finding, reinstall
-
-    findings = []
-    for where, path in (("project", config_path(Path(setup.project))), ("user", config_path(None))):
-        if not path.exists():
-            continue
-        fix = reinstall("opencode", where, Path(setup.project))
-        if not installed(path):
-            findings.append(Finding("fail", f"{path} was not written by hookgate, so hookgate is not loaded there",
-                                    f"move it away, then: {fix}"))
-            continue
-        text = path.read_text(errors="replace")
-        entry = re.search(r'^import \{ HookgatePlugin \} from "(file://[^"]+)"', text, re.M)
-        command = re.search(r"command: (\[.*\]) \}\)", text)
-        plugin = Path(unquote(urlparse(entry.group(1)).path)) if entry else None
-        argv = json.loads(command.group(1)) if command else []
-        if plugin is None or not plugin.is_file():
-            findings.append(Finding("fail", f"{path} imports a plugin that is not there ({plugin}); OpenCode then "
-                                            "fails to load it and runs without hookgate", fix))
-        elif not argv or not os.access(argv[0], os.X_OK):
-            findings.append(Finding("fail", f"{path} starts {argv[0] if argv else 'nothing'}, which does not exist; "
-                                            "every gate then takes its fail mode", fix))
-        else:
-            findings.append(Finding("ok", f"{path}: the plugin and {argv[0]}"))
-    return findings or [Finding("info", "not installed for OpenCode", reinstall("opencode", "project", Path(setup.project)))]
 
 
 def _read_ours(path: Path) -> str:

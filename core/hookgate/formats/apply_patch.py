@@ -1,4 +1,7 @@
-"""Codex's apply_patch text, read as the file operations it performs.
+"""apply_patch text (Codex's tool, and OpenCode's for GPT-family models), read as the file
+operations it performs: the one reader of the format. Codex's dialect, the RPC core (OpenCode's
+plugin sends the raw patch) and the shell gate (`apply_patch` run from a shell) all use it, so a
+patch is the same canonical events on every runtime.
 
     *** Begin Patch
     *** Add File: <path>          then "+line" lines: the new file's content
@@ -15,6 +18,8 @@ cannot read raises PatchError: hookgate never guesses which files a patch touche
 
 from __future__ import annotations
 
+import os
+import re
 from typing import Any
 
 BEGIN, END = "*** Begin Patch", "*** End Patch"
@@ -101,3 +106,41 @@ def _edit(path: str, chunks: list[tuple[str, str]]) -> tuple[str, dict[str, Any]
         return "Edit", {"file_path": path, "old_string": old, "new_string": new}
     edits = [{"old_string": old, "new_string": new} for old, new in chunks]
     return "MultiEdit", {"file_path": path, "edits": edits}
+
+
+def tool_calls(patch: str, cwd: str) -> list[tuple[str, dict[str, Any]]]:
+    """(canonical tool, tool_input) per file of the patch, as the gates judge them: paths joined to
+    `cwd`, and each input carrying the whole `patch` (the engine judges them as one call, so one
+    forbidden file refuses the whole patch). Raises PatchError."""
+    calls = []
+    for tool, fields in file_operations(patch):
+        fields["file_path"] = _absolute(fields["file_path"], cwd)
+        if "moved_from" in fields:
+            fields["moved_from"] = _absolute(fields["moved_from"], cwd)
+        calls.append((tool, {**fields, "patch": patch}))
+    return calls
+
+
+def is_patch_file_input(tool_input: dict[str, Any]) -> bool:
+    """Whether a canonical tool input is one file of an expanded patch (see tool_calls)."""
+    return "patch" in tool_input and "file_path" in tool_input
+
+
+_HEADER = re.compile(r"^(?:\*\*\* (?:Add File|Update File|Delete File|Move to): )(.+?)\s*$", re.MULTILINE)
+
+
+def touched_files(patch: str) -> list[str]:
+    """Every file the patch adds, updates, deletes or moves to (paths as written), in patch order.
+    For a text the strict reading refuses, the files its header lines name: a gate judging a shell
+    command cannot know that the tool will refuse the text too, so it judges every file named."""
+    try:
+        operations = file_operations(patch)
+    except PatchError:
+        return _HEADER.findall(patch)
+    return list(dict.fromkeys(path for _, fields in operations
+                              for path in (fields.get("moved_from"), fields["file_path"]) if path))
+
+
+def _absolute(path: str, cwd: str) -> str:
+    # joined, not normalised: the path rules judge both the named and the resolved reading
+    return os.path.join(cwd, path) if cwd else path

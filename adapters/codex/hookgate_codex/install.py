@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from hookgate import lifecycle
-from hookgate.installers import hooksjson
+from hookgate.formats import hooksjson
 
 from . import trust
 from .tomlfile import TomlFile

@@ -12,7 +12,8 @@ import msgspec
 from .config.schema import Config
 from .engine.gate import Gate, Observer
 from .engine.loop import Engine
-from .errors import ConfigError
+from .errors import ConfigError, GateError
+from .runtimes import stop_block_caps
 
 if TYPE_CHECKING:
     from .store.project import Project
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 GATE_SOURCES: tuple[str, ...] = (
     "hookgate.pipeline",
     "hookgate.commandhooks",
-    "hookgate.registry",
+    "hookgate.python_hooks",
 )
 
 
@@ -37,7 +38,11 @@ def build_engine(config: Config, project: "Project | None" = None) -> Engine:
     unknown = sorted(set(config.gates) - known)
     if unknown:
         raise ConfigError(f"unknown gate(s) {unknown} - at `$.gates`; known: {', '.join(sorted(known))}")
-    return Engine((configured(gate, config) for gate in gates if _enabled(gate, config)), observers)
+    try:
+        return Engine((configured(gate, config) for gate in gates if _enabled(gate, config)), observers,
+                      stop_block_caps=stop_block_caps())
+    except GateError as exc:  # a bound the config set past a runtime's own limit
+        raise ConfigError(f"{exc} - at `$.gates.{exc.gate_id}`") from None
 
 
 def configured(gate: Gate, config: Config) -> Gate:
