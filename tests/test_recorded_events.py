@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from pipeline_support import Pipeline
-from hookgate.replay.record import MAX_CHARS, TAIL_CHARS, scrub
+from hookgate.recording import MAX_CHARS, TAIL_CHARS, scrub
 
 SECRETS = {
     "env assignment": ("export GITHUB_TOKEN=ghx0123456789abcdef0123 && git push", "ghx0123456789abcdef0123"),

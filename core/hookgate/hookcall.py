@@ -21,7 +21,7 @@ from .errors import ConfigError, PayloadError
 from .model.events import Event
 from .model.verdicts import Refusal, Verdict, combine
 from .engine_builder import build_engine
-from .replay.record import decision_records
+from .recording import decision_records
 from .store.project import Project
 from .store.session import SessionStore, stamp
 

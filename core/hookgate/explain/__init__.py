@@ -3,7 +3,7 @@ it, every gate that ran and its verdict, for a refusal the rule that decided it 
 entry by file and key, a hooks.json handler, a Python hook by id), and what would have been
 allowed instead.
 
-A call is its `decision` record in the session's decisions.jsonl (hookgate.replay.record), which
+A call is its `decision` record in the session's decisions.jsonl (hookgate.recording), which
 holds the metrics records its decision noted. The rule is found against the
 policy files as they are now; `policy_changed` says when they are newer than the decision.
 """

@@ -142,7 +142,7 @@ class SessionStore:
             locked.append(self.lifetime_path, data)
 
     def append_decisions(self, records: Iterable[dict[str, Any]]) -> None:
-        """The session's recorded events (hookgate.replay.record); never in the lifetime log."""
+        """The session's recorded events (hookgate.recording); never in the lifetime log."""
         data = b"".join(_encoder.encode(r) + b"\n" for r in records)
         if data:
             locked.append(self.decisions_path, data)
