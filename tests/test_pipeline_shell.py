@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from hookgate.pipeline.shell import ShellSyntaxError, shell_writes
+from hookgate.pipeline.shell import shell_writes
 from pipeline_support import Pipeline
 
 # Ways of writing a file from a shell; {t} is the target.
@@ -53,8 +53,8 @@ SPECIAL_WRITES = [
     ("build", None, "rm -rf e2e"),
     ("build", None, "rm -r src"),                      # src/ holds game code
     ("build", None, "rm -rf ."),
-    ("build", None, "find e2e -name '*.tmp' -delete"),
-    ("build", None, "find src -name '*.orig' -exec rm {} \\;"),
+    ("build", None, "find e2e -name '*.gd' -delete"),
+    ("build", None, "find src -name '*.gd' -exec rm {} \\;"),
     ("build", None, "mv e2e /tmp/old_e2e"),
     ("build", None, "python3 -c \"import shutil; shutil.rmtree('e2e')\""),
     ("build", None, "cp -r /tmp/tests e2e/"),
@@ -185,20 +185,46 @@ def test_no_role_means_only_the_stage_log_is_guarded(project):
 def test_shell_writes_are_recorded(project):
     blocked(project, "build", None, "echo x > notes.txt; cp notes.txt n2.txt")
     writes = project.metrics("file_write")
-    assert [(w["file"], w["via"]) for w in writes] == [("notes.txt", "Bash"), ("n2.txt", "Bash"), ("notes.txt", "Bash")]
+    assert [(w["file"], w["via"]) for w in writes] == [("notes.txt", "Bash"), ("n2.txt", "Bash")]
 
 
-def test_targets_known_only_at_run_time_are_recorded_as_unknown(project):
-    answer = blocked(project, "build", None, 'out=e2e/x.gd; echo x > "$out"; cd "$DIR" && touch a')
-    assert not answer.blocked
+def test_targets_resolved_before_the_call_are_judged(project):
+    answer = blocked(project, "build", None, 'out=e2e/x.gd; echo x > "$out"')
+    assert answer.blocked and "(x.gd)" in answer.reason
+
+
+def test_targets_known_only_at_run_time_are_refused_while_nothing_checks_after(project):
+    answer = blocked(project, "build", None, 'echo x > "$OUT"; cd "$DIR" && touch a')
+    assert answer.blocked
+    assert "cannot tell before it runs" in answer.reason and "Write/Edit tool" in answer.reason
     unknown = project.metrics("shell_write_unknown")
-    assert [u["target"] for u in unknown] == ["$out", "a"]
+    assert [u["target"] for u in unknown] == ["$OUT", "a"]
+    assert not any(u["checked_after"] for u in unknown)
 
 
-def test_a_command_the_shell_would_refuse_writes_nothing(project):
-    assert not blocked(project, "build", None, "echo 'unclosed > e2e/x.gd").blocked
-    with pytest.raises(ShellSyntaxError):
-        shell_writes("echo \"$(rm x", "/p")
+def test_targets_known_only_at_run_time_run_when_the_effect_check_covers_them(project, monkeypatch):
+    from hookgate import effect
+    monkeypatch.setattr(effect, "covers", lambda event, ctx: True)
+    assert not blocked(project, "build", None, 'echo x > "$OUT"; git stash').blocked
+    unknown = project.metrics("shell_write_unknown")
+    assert [u["checked_after"] for u in unknown] == [True, True]
+
+
+def test_unknown_targets_are_never_refused_without_a_role(project):
+    assert not blocked(project, None, None, 'echo x > "$OUT"; git stash; make; ./run.sh').blocked
+    assert project.metrics("shell_write_unknown") == []
+
+
+def test_a_command_hookgate_cannot_read_is_unknown_not_harmless(project):
+    # bash runs a command line by line: an error on a later line does not undo the earlier ones
+    answer = blocked(project, "build", None, "echo x > e2e/a.gd\necho 'unclosed")
+    assert answer.blocked
+    assert "cannot read" in blocked(project, "build", None, "echo 'unclosed > notes.txt").reason
+    assert not blocked(project, None, None, "echo 'unclosed > notes.txt").blocked
+    deep = "echo " + "$(" * 40 + "touch e2e/deep.gd" + ")" * 40
+    assert blocked(project, "build", None, deep).blocked
+    _, unknown = shell_writes("echo \"$(rm x", "/p")
+    assert unknown and "cannot read" in unknown[0].target
 
 
 @pytest.mark.parametrize("command, paths", [
@@ -206,8 +232,8 @@ def test_a_command_the_shell_would_refuse_writes_nothing(project):
     ("echo x 2>&1 > a", ["/p/a"]),
     ("(cd sub && touch a); touch b", ["/p/sub/a", "/p/b"]),
     ("cd sub; cd ..; touch c", ["/p/c"]),
-    ("cp a b c dir", ["/p/dir", "/p/dir/a", "/p/dir/b", "/p/dir/c"]),
-    ("mv a b", ["/p/b", "/p/b/a", "/p/a"]),
+    ("cp a b c dir", ["/p/dir/a", "/p/dir/b", "/p/dir/c"]),   # several sources: dir is a folder
+    ("mv a b", ["/p/b", "/p/a"]),                                # b is no folder (it does not exist)
     ("sed -n -e p -i x y", ["/p/x", "/p/y"]),
     ("sed -i~ s/a/b/ x", ["/p/x"]),
     ("perl -p -i -e s/a/b/ x", ["/p/x"]),
