@@ -24,7 +24,7 @@ from typing import Iterator, NamedTuple
 from . import shell_programs
 from .shell_lexer import Heredoc, Op, Part, ShellSyntaxError, Token, is_separator, lex
 
-MAX_COMMAND_CHARS = 256 * 1024   # longer commands are not read: unknown
+MAX_COMMAND_CHARS = 100 * 1024   # longer commands are not read: unknown
 MAX_SCRIPT_DEPTH = 8             # sh -c inside sh -c inside ... deeper than this: unknown
 MAX_FIELDS = 512                 # a word expanding to more words than this (a huge glob): unknown
 # device files a write to is no write to any file (`/dev/fd/N` is an open stream of the command)

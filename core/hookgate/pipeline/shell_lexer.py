@@ -153,10 +153,11 @@ class _Lexer:
             elif c == "(" and not started and text.startswith("((", self.i) and self._at_command_start():
                 self._arithmetic_command()
             elif c in "|&;<>()":
-                if c == ")" and self.nested and parens == 0 and cases == 0:
-                    end_word()
-                    self.i += 1
-                    return
+                if c == ")" and self.nested:
+                    end_word()  # first: an `esac` just before closes its case
+                    if parens == 0 and cases == 0:
+                        self.i += 1
+                        return
                 op = next(o for o in _OPERATORS if text.startswith(o, self.i))
                 digits = "".join(p.text for p in parts)
                 if op[0] in "<>" and started and all(p.kind == "lit" for p in parts) and digits.isdigit():
@@ -168,8 +169,8 @@ class _Lexer:
                     self.i += len(op)
                 if op == "(":
                     parens += 1
-                elif op == ")":
-                    parens -= 1
+                elif op == ")" and (parens > 0 or not cases):
+                    parens -= 1  # (in a case, a `)` at depth 0 ends a pattern)
                 self.tokens.append(Op(op))
                 if op.lstrip("0123456789") in ("<<", "<<-"):
                     self._note_heredoc(op.endswith("-"))

@@ -218,8 +218,9 @@ def _unwrap(words: list["Word"], call: "_Call") -> list["Word"]:
 # -- handlers of programs with their own grammar ---------------------------------------------------
 
 def _shell(name: str, args: list["Word"], call: "_Call") -> None:
-    """sh -c STRING [NAME ARGS...], sh SCRIPT, sh reading its stdin."""
-    index = 0
+    """sh -c STRING [NAME ARGS...], sh SCRIPT, sh reading its stdin. Options (also `+x`, `-o
+    pipefail`) come before the operands; with -c the first operand is the script."""
+    index, command_mode, reads_stdin = 0, False, False
     while index < len(args):
         arg = args[index]
         if not arg.literal:
@@ -229,7 +230,7 @@ def _shell(name: str, args: list["Word"], call: "_Call") -> None:
         if text in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
             index += 2
             continue
-        if text == "--":
+        if text in ("--", "-"):
             index += 1
             break
         if text.startswith("--"):
@@ -238,29 +239,25 @@ def _shell(name: str, args: list["Word"], call: "_Call") -> None:
             index += 1
             continue
         if text.startswith(("-", "+")) and len(text) > 1:
-            if "c" in text[1:]:
-                rest = args[index + 1:]
-                if not rest:
-                    return
-                script = rest[0]
-                if not script.literal:
-                    call.unknown(f"the script of {name} -c ({script.text})")
-                    return
-                call.script(script.text, rest[1:] or [type(script)(name, True)])
-                return
-            if "s" in text[1:]:
-                break
+            command_mode |= "c" in text[1:]
+            reads_stdin |= "s" in text[1:]
             index += 1
             continue
         break
-    reads_stdin = any(a.literal and a.text.startswith("-") and not a.text.startswith("--") and "s" in a.text
-                      for a in args[:index])
     operands = args[index:]
+    if command_mode:
+        if not operands:
+            return
+        script = operands[0]
+        if not script.literal:
+            call.unknown(f"the script of {name} -c ({script.text})")
+            return
+        call.script(script.text, operands[1:] or [_word()(name, True)])
+        return
     if operands and not reads_stdin:
         call.unknown(f"the script {operands[0].text}")
         return
-    _stdin_code(name, call, lambda text: call.script(text, [type(a)(a.text, a.literal) for a in [_word()(name, True)]]
-                                                     + operands))
+    _stdin_code(name, call, lambda text: call.script(text, [_word()(name, True)] + operands))
 
 
 def _stdin_code(name: str, call: "_Call", read: Callable[[str], None]) -> None:
@@ -318,6 +315,9 @@ def _git(name: str, args: list["Word"], call: "_Call") -> None:
         if sub.text in ("branch", "tag", "config", "remote", "notes") or not any(
                 a.literal and a.text in ("-o", "--output") for a in rest[1:]):
             return
+    plain_args = [a.text for a in rest[1:] if not (a.literal and a.text in ("-q", "--quiet"))]
+    if sub.text in ("checkout", "switch") and len(plain_args) == 2 and plain_args[0] in ("-b", "-c"):
+        return  # a new branch at HEAD: the files stay as they are
     reads = GIT_READ_FORMS.get(sub.text, frozenset())
     if any(a.literal and a.text in reads for a in rest[1:2]) or (
             sub.text == "apply" and any(a.literal and a.text in reads for a in rest[1:])):
@@ -504,6 +504,18 @@ def _xxd(name: str, args: list["Word"], call: "_Call") -> None:
         call.target(operands[1])
 
 
+def _zip(name: str, args: list["Word"], call: "_Call") -> None:
+    """`zip ARCHIVE FILES`: writes the archive; -m moves the files into it (removes them)."""
+    operands = _operands(args, frozenset({"-b", "-n", "-t", "-tt", "-x", "-i", "-O", "--out", "-P", "-Z"}))
+    flags = "".join(a.text for a in args if a.literal and a.text.startswith("-") and not a.text.startswith("--"))
+    if not operands:
+        return
+    call.target(operands[0])
+    if "m" in flags or any(a.literal and a.text == "--move" for a in args):
+        for word in operands[1:]:
+            call.target(word, tree=True)
+
+
 def _find(name: str, args: list["Word"], call: "_Call") -> None:
     """`find START... EXPR`: -delete, -exec/-execdir/-ok CMD and -fprint FILE write. The files it
     acts on are found (by -name/-iname/-path/-type/-maxdepth/-mindepth) as find would find them."""
@@ -557,6 +569,9 @@ def _find(name: str, args: list["Word"], call: "_Call") -> None:
     writing_execs = [inner for inner in execs if _writes_anything(inner + [Word("{}", False)], call)]
     if not deletes and not writing_execs:
         return
+    if not plain:
+        call.unknown("the files find acts on (an expression hookgate does not evaluate)")
+        return
     if not starts:
         starts = [Word(".", True)]
     found: list[str] = []
@@ -568,14 +583,14 @@ def _find(name: str, args: list["Word"], call: "_Call") -> None:
         if root is None:
             call.unknown(f"the files find searches under {start.text}")
             return
-        more = _found(root, start.text, tests if plain else None)
+        more = _found(root, start.text, tests)
         if more is None:
             call.unknown(f"the files under {start.text} (too many to list)")
             return
         found.extend(more)
     for path in found:
         if deletes:
-            call.target(Word(path, True), tree=not plain)
+            call.target(Word(path, True))
         for inner in writing_execs:
             call.command([Word(path, True) if w.literal and w.text == "{}" else
                           Word(w.text.replace("{}", path), w.literal) for w in inner])
@@ -803,7 +818,10 @@ def _copy(name: str, args: list["Word"], call: "_Call") -> None:
         call.is_dir(dest_path) or dest.text.endswith("/") or target_dir is not None or len(sources) > 1)
     for source in sources:
         if not source.literal:
-            call.target(source if name == "mv" else Word(source.text, False))
+            # a source named only at run time lands under a name nobody knows yet, unless DEST is a file
+            call.target(Word(source.text, False) if dest_is_dir else dest)
+            if name == "mv":
+                call.target(source)
             continue
         src_path = call.absolute(source.text)
         base = os.path.basename(source.text.rstrip("/"))
@@ -822,7 +840,10 @@ def _copy(name: str, args: list["Word"], call: "_Call") -> None:
         elif name == "ln":
             # a hard link shares the source's content from now on, a symbolic link points at it:
             # writing through the new name writes the source, so the link counts as a write of it
-            call.target(source if not symbolic else Word(_link_target(source.text, landing), True))
+            if symbolic:
+                call.target(Word(_link_target(source.text, landing), True), tree=True)  # a link to a folder
+            else:
+                call.target(source)
 
 
 def _link_target(target: str, link: str) -> str:
@@ -894,9 +915,9 @@ _PY_PATH_WRITE = re.compile(
     r"\b(?:pathlib\.)?Path\(\s*" + _PY_STR.format(n=1) + r"\s*\)\s*\.\s*(write_text|write_bytes|touch|mkdir|unlink|"
     r"""rmdir|rename|replace|symlink_to|hardlink_to|chmod|open\(\s*['"][^'"]*[wax+][^'"]*['"]\s*\))""")
 _PY_ONE_PATH = re.compile(r"\b(?:os\.(?:remove|unlink|rmdir|removedirs|mkdir|makedirs|truncate|chmod)|shutil\.rmtree)"
-                          r"\(\s*" + _PY_STR.format(n=1))
+                          r"\(\s*" + _PY_STR.format(n=1) + r"\s*[,)]")
 _PY_TWO_PATHS = re.compile(r"\b(os\.rename|os\.replace|shutil\.(?:copy|copy2|copyfile|copytree|move))\(\s*"
-                           + _PY_STR.format(n=2) + r"\s*,\s*" + _PY_STR.format(n=4))
+                           + _PY_STR.format(n=2) + r"\s*,\s*" + _PY_STR.format(n=4) + r"\s*[,)]")
 # literal reads, which write nothing
 _PY_SAFE = re.compile(r"""\bopen\(\s*[rRbBuU]?(['"])[^'"]+\1\s*(,\s*(mode\s*=\s*)?['"][rbt]*['"]\s*)?\)|"""
                       r"""\b(?:pathlib\.)?Path\(\s*[rRbBuU]?(['"])[^'"]*\4\s*\)\s*\.\s*(read_text|read_bytes|exists|"""
@@ -936,7 +957,7 @@ _HANDLERS: dict[str, Callable[[str, list["Word"], "_Call"], None]] = {
     **{shell: _shell for shell in SHELLS}, "eval": _eval, "trap": _trap, "hookgate": _hookgate, "git": _git,
     "tar": _tar, "bsdtar": _tar, "sed": _sed, "gsed": _sed, "perl": _perl, **{a: _awk for a in AWK}, "dd": _dd,
     "apply_patch": _apply_patch, "applypatch": _apply_patch, "uniq": _uniq, "xxd": _xxd, "find": _find,
-    "xargs": _xargs, **{n: _node for n in NODE},
+    "xargs": _xargs, "zip": _zip, **{n: _node for n in NODE},
 }
 
 

@@ -64,6 +64,9 @@ def check_shell_writes(event: Event, ctx: Context) -> Verdict | None:
             continue
         ctx.record("file_write", file=file_name(write.path), path=write.path, is_subagent=event.in_subagent, via="Bash",
                    command=write.command)
+        if role is not None and not write.tree and _shared_inode(write.path):
+            unknown.append(Unknown(f"{file_name(write.path)}, a file with more than one name (a hard link)",
+                                   write.command))
         affected = _affected(write, root, event, ctx)
         if affected is None:
             unknown.append(Unknown(f"everything under {write.path} (too many files to judge)", write.command))
@@ -76,9 +79,6 @@ def check_shell_writes(event: Event, ctx: Context) -> Verdict | None:
             if reason:
                 reasons.append(f"{reason.format(file=file_name(path), role=role)} (via `{write.command}`)")
                 break
-            if role is not None and not write.tree and _shared_inode(path):
-                unknown.append(Unknown(f"{file_name(path)}, a file with more than one name (a hard link)",
-                                       write.command))
     if role is not None and unknown and _protects_anything(event, role, ctx):
         covered = effect.covers(event, ctx)
         for item in unknown:
