@@ -12,7 +12,7 @@ from typing import Mapping, Protocol, Sequence
 
 import msgspec
 
-from .config.load import load_config, preset_config
+from .config.load import open_project, preset_config
 from .config.schema import Config
 from .engine.context import Context
 from .engine.loop import Decision, Engine
@@ -51,18 +51,20 @@ class Policy(msgspec.Struct):
 
 
 def load_policy(cwd: str | None, env: Mapping[str, str] = os.environ) -> Policy:
-    project = Project.find(cwd, env)
+    root = Project.find(cwd, env).root
     try:
-        config = load_config(project.config_path)
+        project, config = open_project(root)
         engine = build_engine(config, project)
         error = None
     except ConfigError as exc:
-        config = preset_config()
+        # the layout is still the project's own (a GodotMaker project stays one); the preset's
+        # gates stand in for the config that cannot be read
+        project = Project.open(root)
+        config = preset_config(state=project.layout.dir)
         engine = build_engine(config, project)
         error = f"invalid config: {exc}"
-    if config.state_dir:
-        project = Project(project.root, (project.root / config.state_dir).resolve())
     return Policy(project=project, config=config, engine=engine, error=error)
+
 
 
 def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decision], Context]:

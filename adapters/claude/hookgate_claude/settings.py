@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from hookgate import lifecycle
 from hookgate.installers import hooksjson
@@ -50,12 +50,18 @@ def install(path: Path, command: str) -> bool:
 
 
 def uninstall(path: Path) -> bool:
+    return remove_handlers(path, _is_ours)
+
+
+def remove_handlers(path: Path, picked: Callable[[Any], bool]) -> bool:
+    """Take the handlers `picked` chooses out of the settings (hookgate's own on uninstall,
+    another guard's on `hookgate migrate`), keeping everything else."""
     if not path.exists():
         return False
     settings = hooksjson.read(path)
     hooks = settings.get("hooks", {})
-    if hooksjson.remove_handlers(hooks, _is_ours) and not hooks:
-        del settings["hooks"]  # it held only hookgate's
+    if hooksjson.remove_handlers(hooks, picked) and not hooks:
+        del settings["hooks"]  # it held only what was taken out
     return hooksjson.write(path, settings)
 
 

@@ -19,7 +19,7 @@ import os
 import re
 import shlex
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from hookgate import lifecycle
 from hookgate.installers import hooksjson
@@ -97,6 +97,27 @@ def uninstall(path: Path, env: Mapping[str, str] = os.environ) -> bool:
     configs.user.unmark(lambda key: _trust_of(path, key))
     _move_trust(configs.user, theirs_before, _their_keys(path, hooks))
     return _save(path, document, configs)
+
+
+def remove_handlers(path: Path, picked: Callable[[Any], bool], env: Mapping[str, str] = os.environ) -> bool:
+    """Take another guard's handlers out of hooks.json (`hookgate migrate`), carrying the trust
+    of the handlers that stay to their new positions (Codex keys trust by position)."""
+    if not path.exists():
+        return False
+    document = hooksjson.read(path)
+    hooks = document.get("hooks", {})
+    kept_before = [key for key, handler in _keys(path, hooks) if not picked(handler)]
+    if not hooksjson.remove_handlers(hooks, picked):
+        return False
+    if not hooks:
+        document.pop("hooks", None)
+    configs = _configs(path, env)
+    _move_trust(configs.user, kept_before, [key for key, _ in _keys(path, hooks)])
+    return _save(path, document, configs)
+
+
+def _keys(path: Path, hooks: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [(trust.hook_key(path, e, g, h), handler) for e, g, h, _, handler in trust.command_handlers(hooks)]
 
 
 def _save(path: Path, document: dict[str, Any], configs: "_Configs") -> bool:

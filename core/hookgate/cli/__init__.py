@@ -14,6 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "parity": ("hookgate.cli.parity", "the runtime parity report: which gate each runtime enforces, and how"),
     "doctor": ("hookgate.cli.doctor", "check the installation: what each runtime would skip, and the fix"),
     "warm": ("hookgate.cli.warm", "start, stop or show the project's warm core (hook calls start it themselves)"),
+    "migrate": ("hookgate.cli.migrate", "replace GodotMaker's hook registrations by hookgate's (a dry run unless --apply)"),
     "demo": ("hookgate.cli.demo", "a scripted pipeline session through the adapters, gates firing"),
 }
 

@@ -153,21 +153,21 @@ def check_node(setup: Setup) -> list[Finding]:
 
 
 def check_config(setup: Setup) -> list[Finding]:
-    from hookgate.config.load import load_config
+    from hookgate.config.load import open_project
     from hookgate.errors import ConfigError
     from hookgate.policy import build_engine
-    from hookgate.store.project import Project
+    from hookgate.store.project import HOOKGATE_DIR, Project
 
-    project = Project(setup.project)
     try:
-        config = load_config(project.config_path)
+        project, config = open_project(Path(setup.project))
         engine = build_engine(config, project)
     except ConfigError as exc:
         return [Finding("fail", f"{exc} (hooks then run the preset's gates and refuse what fails closed)",
-                        f"edit {project.config_path}")]
-    where = project.config_path if project.config_path.exists() else "no .hookgate/config.toml"
+                        f"edit {Project(Path(setup.project)).config_path}")]
+    where = project.config_path if project.config_path.exists() else f"no {HOOKGATE_DIR}/config.toml"
     count = len(engine.gates)
-    return [Finding("ok", f"{where}: preset {config.preset}, {count} gate{'' if count == 1 else 's'}")]
+    layout = f"; GodotMaker's files in place ({project.layout.dir}/)" if project.godotmaker else ""
+    return [Finding("ok", f"{where}: preset {config.preset}, {count} gate{'' if count == 1 else 's'}{layout}")]
 
 
 def check_claude(setup: Setup) -> list[Finding]:

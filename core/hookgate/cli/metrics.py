@@ -15,10 +15,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable
 
-from hookgate.config.load import load_config
-from hookgate.errors import ConfigError
+from hookgate.config.load import project_at
 from hookgate.store.project import Project
-from hookgate.store.session import SessionStore
+from hookgate.store.session import SessionStore, safe_session_dir_name
 
 
 def main(args: list[str]) -> int:
@@ -39,17 +38,19 @@ def main(args: list[str]) -> int:
             print(f"{store.session_id}\t{len(records)} records\tlast {last}")
         return 0
     if not sessions:
-        print(f"hookgate metrics: no session has metrics under {project.state_dir / 'sessions'}", file=sys.stderr)
+        print(f"hookgate metrics: no session has metrics under {project.state_dir}", file=sys.stderr)
         return 1
-    wanted = None if ns.session is None else SessionStore(project.state_dir, ns.session).dir
-    chosen = sessions[0] if wanted is None else next((s for s in sessions if s.dir == wanted), None)
+    wanted = None if ns.session is None else project.session(ns.session).metrics_path
+    chosen = sessions[0] if wanted is None else next(
+        (s for s in sessions if s.metrics_path == wanted and s.session_id in {ns.session, safe_session_dir_name(ns.session)}),
+        None)
     if chosen is None:
         print(f"hookgate metrics: no session {ns.session!r}; known: {', '.join(s.session_id for s in sessions)}",
               file=sys.stderr)
         return 1
     records = chosen.metrics()
     session_id = next((r["session_id"] for r in records if r.get("session_id")), chosen.session_id)
-    output = ns.output or project.dir / "reports" / f"{chosen.dir.name}.html"
+    output = ns.output or project.dir / project.layout.reports / f"{safe_session_dir_name(session_id)}.html"
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(render(session_id, records, project.root), encoding="utf-8")
     print(output)
@@ -57,20 +58,12 @@ def main(args: list[str]) -> int:
 
 
 def _project(where: Path | None) -> Project:
-    project = Project(where.resolve()) if where else Project.find(None)
-    try:
-        state_dir = load_config(project.config_path).state_dir
-    except ConfigError:
-        state_dir = None
-    return Project(project.root, (project.root / state_dir).resolve()) if state_dir else project
+    return project_at(where)
 
 
 def _sessions(project: Project) -> list[SessionStore]:
-    """Every session with metrics, most recently active first. A session's folder name is its id
-    (or a hash of an unsafe id), so a store opened by folder name reads that folder."""
-    logs = sorted((project.state_dir / "sessions").glob("*/metrics.jsonl"), key=lambda p: p.stat().st_mtime_ns,
-                  reverse=True)
-    return [SessionStore(project.state_dir, log.parent.name) for log in logs]
+    """Every session with metrics, most recently active first."""
+    return project.sessions()
 
 
 # -- the page -----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hookgate.store.project import Project
+from hookgate.config.load import project_at
 
 
 def main(args: list[str]) -> int:
@@ -17,7 +17,7 @@ def main(args: list[str]) -> int:
     sub.add_parser("clear", help="no pipeline role active: writes are only recorded")
     sub.add_parser("show", help="print the active role, or nothing")
     ns = parser.parse_args(args[1:])
-    project = Project(ns.project.resolve()) if ns.project else Project.find(None)
+    project = project_at(ns.project)
     if ns.action == "set":
         try:
             project.set_role(ns.role)
@@ -41,6 +41,6 @@ def _known_roles(project: Project) -> set[str]:
     from hookgate.errors import ConfigError
 
     try:
-        return set(load_config(project.config_path).pipeline.roles) - {"*"}
+        return set(load_config(project.config_path, project.layout.dir).pipeline.roles) - {"*"}
     except ConfigError:
         return set()

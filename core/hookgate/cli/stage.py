@@ -11,10 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from hookgate.config.load import load_config
+from hookgate.config.load import load_config, project_at
 from hookgate.errors import ConfigError
-from hookgate.pipeline.stages import STAGE_LOG, next_step, refusal, stage_schemas, validate_stage
-from hookgate.store.project import Project
+from hookgate.pipeline.stages import next_step, refusal, stage_log_name, stage_schemas, validate_stage
 
 
 def main(args: list[str]) -> int:
@@ -24,9 +23,9 @@ def main(args: list[str]) -> int:
     complete = sub.add_parser("complete", help="validate ROLE's outputs, then record its completion")
     complete.add_argument("role")
     ns = parser.parse_args(args[1:])
-    project = Project(ns.project.resolve()) if ns.project else Project.find(None)
+    project = project_at(ns.project)
     try:
-        pipeline = load_config(project.config_path).pipeline
+        pipeline = load_config(project.config_path, project.layout.dir).pipeline
         schemas = stage_schemas(project, pipeline)
     except ConfigError as exc:
         print(f"hookgate stage: {exc}", file=sys.stderr)
@@ -36,10 +35,10 @@ def main(args: list[str]) -> int:
         return 2
     issues = validate_stage(project, schemas[ns.role])
     if issues:
-        print(refusal([ns.role], issues), file=sys.stderr)
+        print(refusal([ns.role], issues, stage_log_name(project)), file=sys.stderr)
         return 1
     entry = project.append_stage(ns.role)
-    print(f"recorded {ns.role} complete at {entry['ts']} in {STAGE_LOG}")
+    print(f"recorded {ns.role} complete at {entry['ts']} in {stage_log_name(project)}")
     hint = next_step(pipeline, ns.role)
     if hint:
         print(hint)

@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from ..errors import ConfigError
+from ..store.project import HOOKGATE_DIR, Project
 from .cache import FileCache
 from .schema import Config, GateSettings, PathRule, Pipeline, Prerequisite, ReportFormat, RuleSet, StageSchema
 
@@ -28,19 +29,47 @@ DEPENDS = (
                                        "pipeline/stage_checks.py")),
 )
 _configs = FileCache("config", Config)
+# the pipeline tables name the folder of the pipeline state `{state}`: `.hookgate` in hookgate's
+# own layout, `.godotmaker` in GodotMaker's (store/layout.py), so one preset serves both
+STATE_TOKEN = "{state}"
+DEFAULT_STATE = ".hookgate"
 
 
-def load_config(path: Path) -> Config:
+def load_config(path: Path, state: str = DEFAULT_STATE) -> Config:
     """Raises ConfigError naming the file and the field."""
-    return _configs.get(str(path), (path, *DEPENDS), lambda: _load_config(path))
+    key = str(path) if state == DEFAULT_STATE else f"{path}|{state}"
+    return _configs.get(key, (path, *DEPENDS), lambda: _load_config(path, state))
 
 
-def _load_config(path: Path) -> Config:
+def open_project(root: Path) -> tuple[Project, Config]:
+    """The project at `root` and its config, the layout decided once from both: the config may
+    say `compat`, the layout says where the pipeline state lives, and the rules then name it."""
+    config = load_config(root / HOOKGATE_DIR / "config.toml")
+    project = Project.open(root, config.compat, config.state_dir)
+    if project.layout.dir != DEFAULT_STATE:
+        config = load_config(project.config_path, project.layout.dir)
+    return project, config
+
+
+def project_at(where: Path | None) -> Project:
+    """For the commands a person runs (`role`, `stage`, `metrics`): the project at `where`, else
+    the one found from the working directory, laid out as its config says; a config that cannot
+    be read leaves the layout the folders show."""
+    root = where.resolve() if where else Project.find(None).root
+    try:
+        return open_project(root)[0]
+    except ConfigError:
+        return Project.open(root)
+
+
+def _load_config(path: Path, state: str = DEFAULT_STATE) -> Config:
     user = _read_toml(path) if path.is_file() else {}
     preset = user.get("preset", "godot")
     if preset not in PRESETS:
         raise ConfigError(f"unknown preset {preset!r} at `$.preset`; known: {', '.join(PRESETS)}", str(path))
     merged = _merge(preset_data(preset), user)
+    if "pipeline" in merged:
+        merged["pipeline"] = _placed(merged["pipeline"], state)
     try:
         config = msgspec.convert(merged, Config)
     except msgspec.ValidationError as exc:
@@ -49,9 +78,23 @@ def _load_config(path: Path) -> Config:
     return config
 
 
-def preset_config(name: str = "godot") -> Config:
+def preset_config(name: str = "godot", state: str = DEFAULT_STATE) -> Config:
     """A preset as it stands, with no project config over it."""
-    return msgspec.convert(preset_data(name), Config)
+    data = preset_data(name)
+    if "pipeline" in data:
+        data["pipeline"] = _placed(data["pipeline"], state)
+    return msgspec.convert(data, Config)
+
+
+def _placed(value: Any, state: str) -> Any:
+    """`value` with every `{state}` naming the folder the pipeline state lives in."""
+    if isinstance(value, str):
+        return value.replace(STATE_TOKEN, state)
+    if isinstance(value, dict):
+        return {key: _placed(item, state) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_placed(item, state) for item in value]
+    return value
 
 
 def preset_data(name: str) -> dict[str, Any]:

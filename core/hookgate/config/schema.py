@@ -131,6 +131,9 @@ class Policies(_Strict, frozen=True):
 
 class Config(_Strict, frozen=True):
     preset: str = "godot"
+    # "godotmaker": keep the pipeline state in GodotMaker's `.godotmaker/`, in its formats
+    # (store/layout.py); without it, a project with `.godotmaker/` and no `.hookgate/` is one too
+    compat: Literal["godotmaker"] | None = None
     state_dir: str | None = None
     gates: dict[str, GateSettings] = {}
     pipeline: Pipeline = Pipeline()

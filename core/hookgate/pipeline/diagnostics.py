@@ -30,7 +30,7 @@ HANDOFF_ERRORS = ("timeout", "forced_handoff", "tool_or_environment_error")
 RETRYABLE = frozenset({*HANDOFF_ERRORS, "report_rejected", "unverified_handoff"})
 CLASSIFICATIONS = frozenset({"verified_success", "effective_repair_candidate", "incomplete_handoff",
                              "orchestration_failure"})
-EVIDENCE_PREFIXES = (".hookgate/", "reports/", "e2e/", "docs/tags/")
+EVIDENCE_PREFIXES = (".hookgate/", ".godotmaker/", "reports/", "e2e/", "docs/tags/")
 
 
 def _section(*names: str) -> re.Pattern[str]:

@@ -20,6 +20,7 @@ from ..engine.gate import Gate
 from ..model.events import Event
 from ..model.verdicts import Context as ContextVerdict, Verdict
 from ..store import locked
+from .stage_checks import current_tag
 
 CONTINUING_SOURCES = frozenset({"compact"})
 USED_ROLE_FILE = "used_role.json"
@@ -34,9 +35,26 @@ def session_start(event: Event, ctx: Context) -> Verdict | None:
         ctx.session.reset()
         dropped = _drop_stale_role(ctx)
         ctx.record("session_start", source=source, dropped_role=dropped)
+    text = banner(ctx)
+    return ContextVerdict(context=text) if text else None
+
+
+def banner(ctx: Context) -> str | None:
+    """Who guards the session, in the layout's words: hookgate's version and preset, or
+    GodotMaker's `[GodotMaker vX.Y.Z | tag: vA.B.C]` from its version file (none without one)."""
+    layout = ctx.project.layout
     role = ctx.project.current_role()
-    banner = f"[hookgate v{__version__}] preset: {ctx.config.preset}"
-    return ContextVerdict(context=banner + (f"; pipeline role: {role}" if role else ""))
+    if layout.version_file is None:
+        text = layout.banner.format(hookgate_version=__version__, preset=ctx.config.preset)
+        return text + (f"; pipeline role: {role}" if role else "")
+    try:
+        version = (ctx.project.dir / layout.version_file).read_text(errors="replace").strip().removeprefix("v")
+    except OSError:
+        return None
+    if not version:
+        return None
+    tag = current_tag(ctx.project.root)
+    return layout.banner.format(version=version, tag=tag) if tag else layout.banner_untagged.format(version=version)
 
 
 def _mark_role_used(ctx: Context) -> None:

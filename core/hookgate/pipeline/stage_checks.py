@@ -1,7 +1,8 @@
 """The programmatic checks a stage schema can name (seed 000 and upstream GodotMaker). Each takes
 the project root and returns what is wrong, one line per problem; [] means it holds.
 
-GodotMaker's `.godotmaker/` files live under `.hookgate/` here."""
+Checks that read the pipeline state take its folder (`state`: `.hookgate`, or `.godotmaker` in a
+GodotMaker project)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-STATE = ".hookgate"
+STATE = ".hookgate"  # hookgate's own layout; store/layout.py
 
 _LEFTOVER_STATES = ("pending", "in_progress", "completed")
 
 
-def plan_all_verified(root: Path) -> list[str]:
+def plan_all_verified(root: Path, state: str = STATE) -> list[str]:
     """build: every task row of PLAN.md is `verified` (none pending / in_progress / completed)."""
     text = _read(root / "PLAN.md")
     if text is None:
@@ -27,14 +28,14 @@ def plan_all_verified(root: Path) -> list[str]:
     return [f"PLAN.md has tasks not yet verified: {', '.join(leftover)}"] if leftover else []
 
 
-def gap_archived(root: Path) -> list[str]:
-    """fixgap: GAP.md was moved to .hookgate/gaps/<iteration>/GAP.md."""
+def gap_archived(root: Path, state: str = STATE) -> list[str]:
+    """fixgap: GAP.md was moved to <state>/gaps/<iteration>/GAP.md."""
     issues = []
     if (root / "GAP.md").is_file():
-        issues.append(f"GAP.md is still at the project root: archive it to {STATE}/gaps/<iteration>/GAP.md "
+        issues.append(f"GAP.md is still at the project root: archive it to {state}/gaps/<iteration>/GAP.md "
                       "before completing fixgap")
-    elif not any((root / STATE / "gaps").glob("*/GAP.md")):
-        issues.append(f"no archived gap list: expected {STATE}/gaps/<iteration>/GAP.md")
+    elif not any((root / state / "gaps").glob("*/GAP.md")):
+        issues.append(f"no archived gap list: expected {state}/gaps/<iteration>/GAP.md")
     return issues
 
 
@@ -47,7 +48,7 @@ _MECHANIC_ID = re.compile(r"v\d+\.\d+\.\d+-M\d+")
 _SEPARATOR_CELL = re.compile(r":?-{3,}:?")
 
 
-def evaluation_playable_unit(root: Path) -> list[str]:
+def evaluation_playable_unit(root: Path, state: str = STATE) -> list[str]:
     plan = _read(root / "PLAN.md")
     if plan is None:
         return ["PLAN.md not found"]
@@ -55,7 +56,7 @@ def evaluation_playable_unit(root: Path) -> list[str]:
     rows, issues = _playable_unit_rows(section)
     if not rows:
         issues.append("PLAN.md Playable Unit table has no rows to evaluate")
-    path = f"{STATE}/evaluation.json"
+    path = f"{state}/evaluation.json"
     evaluation, error = _read_json(root / path)
     if error:
         return issues + [f"{path} {error}"]
@@ -155,12 +156,17 @@ TAG_ARCHIVE_FILES = (
 )
 
 
-def tag_archived(root: Path) -> list[str]:
+def current_tag(root: Path) -> str | None:
+    """The tag PLAN.md's `**Tag:** vX.Y.Z` header names (GodotMaker's banner shows it)."""
     match = _TAG_HEADER.search(_read(root / "PLAN.md") or "")
-    if not match:
+    return match.group(1) if match else None
+
+
+def tag_archived(root: Path, state: str = STATE) -> list[str]:
+    tag = current_tag(root)
+    if tag is None:
         return ["PLAN.md missing or has no `**Tag:** vX.Y.Z` header: finalize needs it to know which "
                 "docs/tags/<tag>/ to verify"]
-    tag = match.group(1)
     archive = root / "docs" / "tags" / tag
     if not archive.is_dir():
         return [f"docs/tags/{tag}/ not created: finalize must archive the tag's working docs there"]
@@ -210,7 +216,7 @@ def _object(parent: dict[str, Any], key: str, issues: list[str], label: str | No
     return {}
 
 
-STAGE_CHECKS: dict[str, Callable[[Path], list[str]]] = {
+STAGE_CHECKS: dict[str, Callable[[Path, str], list[str]]] = {
     "plan_all_verified": plan_all_verified,
     "gap_archived": gap_archived,
     "evaluation_playable_unit": evaluation_playable_unit,

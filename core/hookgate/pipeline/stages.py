@@ -24,7 +24,6 @@ from ..store.project import Project
 from .paths import event_readings
 from .stage_checks import STAGE_CHECKS
 
-STAGE_LOG = ".hookgate/stage.jsonl"
 _override_decoder = msgspec.json.Decoder()
 
 
@@ -66,7 +65,7 @@ def validate_stage(project: Project, schema: StageSchema) -> list[str]:
     """What keeps this role from being complete; [] when its files exist and its checks pass."""
     issues = [f"Required file missing: {name}" for name in schema.files if not project.path(name).exists()]
     for name in schema.checks:
-        issues.extend(STAGE_CHECKS[name](project.root))
+        issues.extend(STAGE_CHECKS[name](project.root, project.layout.dir))
     return issues
 
 
@@ -75,12 +74,17 @@ def next_step(pipeline: Pipeline, role: str) -> str | None:
     return f"[Role '{role}' complete] Next: {step}" if step else None
 
 
-def refusal(roles: list[str], issues: Iterable[str]) -> str:
+def stage_log_name(project: Project) -> str:
+    """The stage log as its rules name it, relative to the root (`.hookgate/stage.jsonl`)."""
+    return f"{project.layout.dir}/{project.layout.stage_log}"
+
+
+def refusal(roles: list[str], issues: Iterable[str], stage_log: str) -> str:
     if roles:
         what = f"role '{roles[0]}'" if len(roles) == 1 else "roles " + ", ".join(f"'{r}'" for r in roles)
         what += " as complete"
     else:
-        what = f"this change of {STAGE_LOG}"
+        what = f"this change of {stage_log}"
     return f"Cannot mark {what} - validation failed:\n" + "\n".join(f"  - {issue}" for issue in issues)
 
 
@@ -108,7 +112,7 @@ def stage_reminder(event: Event, ctx: Context) -> Verdict | None:
                    issues=role_issues or None)
         issues.extend(role_issues)
     if issues:
-        return Block(reason=refusal(roles, issues))
+        return Block(reason=refusal(roles, issues, stage_log_name(ctx.project)))
     for role in roles:
         ctx.record("stage_complete", role=role, via=getattr(event, "tool_name", None))
     hint = next_step(ctx.config.pipeline, roles[-1]) if roles else None
@@ -116,7 +120,7 @@ def stage_reminder(event: Event, ctx: Context) -> Verdict | None:
 
 
 def is_stage_log(path: str, event: Event, ctx: Context) -> bool:
-    return STAGE_LOG in event_readings(path, event, ctx)
+    return stage_log_name(ctx.project) in event_readings(path, event, ctx)
 
 
 def _new_entries(event: Event, project: Project) -> tuple[list[dict[str, Any]], list[str]]:
@@ -166,7 +170,7 @@ def check_stage_prerequisites(event: Event, ctx: Context) -> Verdict | None:
     after = prerequisite.after
     issues = [f"{name} not found" for name in prerequisite.files if not ctx.project.path(name).exists()]
     if after not in ctx.project.completed_roles():
-        issues.append(f"Role '{after}' has not completed yet (no '{after}' entry in {STAGE_LOG})")
+        issues.append(f"Role '{after}' has not completed yet (no '{after}' entry in {stage_log_name(ctx.project)})")
     issues += [f"{after} output missing: {name}" for name in schemas.get(after, StageSchema()).files
                if not ctx.project.path(name).exists()]
     if not issues:

@@ -30,7 +30,7 @@ from .chain import RegisteredHooks
 from .events import EVENT_MAP, GATING, MODIFIES_TOOL_INPUT, NEVER_FIRES
 from .hooks import (Hook, HookError, HookMatcher, HookOptions, Registry, canonical_lower, hook_count, register_hook,
                     unregister_hook)
-from .load import POLICY_DIR, load
+from .load import load
 from .results import HookDenied, block, hook_denied, modify, retry, skip, verdict_json
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def observers(config: Config, project: "Project | None") -> tuple[Observer, ...]
 
 
 def loaded(config: Config, project: "Project | None") -> tuple[Registry, list[str]]:
-    return load(project.dir / POLICY_DIR if project else None, config.policies.modules)
+    return load(project.policy_dir if project else None, config.policies.modules)
 
 
 def chain_gate(name: str, hooks: list[Hook]) -> Gate:

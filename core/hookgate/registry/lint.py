@@ -16,7 +16,7 @@ from .events import EVENT_MAP
 
 def lint(config: Config, project: Project, budgets: Mapping[str, float] | None = None) -> list[Problem]:
     registry, errors = loaded(config, project)
-    where = str(project.dir / "policies")
+    where = str(project.policy_dir)
     problems = [Problem(severity="error", file=where, where="", detail=f"does not load, so gating events are blocked: {e}")
                 for e in errors]
     chains: dict[str, list[Any]] = {}

@@ -91,7 +91,7 @@ class WatchSet:
             project.config_path, project.role_path, project.schemas_path, project.hooks_path,
             home / ".hookgate" / "hooks.json",
         })
-        self.policy_dir = project.dir / "policies"
+        self.policy_dir = project.policy_dir
         self.dirs = frozenset({*(path.parent for path in self.files), self.policy_dir})
 
     def roots(self) -> frozenset[Path]:

@@ -1,10 +1,15 @@
-"""A project's `.hookgate/` files (the layout is fixed by DESIGN.md):
+"""A project's files (the layout is fixed by DESIGN.md):
 
     .hookgate/config.toml         policy config
+    .hookgate/hooks.json          project command hooks
+    .hookgate/policies/*.py       Python policies
     .hookgate/current_role        the active pipeline role, one word; absent = none
     .hookgate/stage.jsonl         {"role", "ts"} per completed role, appended only after validation
     .hookgate/stage_schemas.json  role -> {files, checks}; the preset's when absent
-    .hookgate/hooks.json          project command hooks
+
+hookgate's own files (config, hooks, policies) always live in `.hookgate/`; the pipeline state
+(role, stage log, schemas, sessions) lives where the project's layout says (store/layout.py):
+`.hookgate/`, or `.godotmaker/` in GodotMaker's own formats.
 """
 
 from __future__ import annotations
@@ -18,22 +23,38 @@ from typing import Any, Mapping
 import msgspec
 
 from . import locked
+from .layout import GODOTMAKER, HOOKGATE, Layout, choose, layout as named_layout
 from .session import SessionStore
 
 HOOKGATE_DIR = ".hookgate"
+# a folder that makes the directory holding it a project
+PROJECT_MARKERS = (HOOKGATE_DIR, named_layout(GODOTMAKER).dir)
 _ROLE = re.compile(r"[a-z][a-z0-9_-]{0,63}")
 
 
 class Project:
-    def __init__(self, root: Path, state_dir: Path | None = None) -> None:
+    def __init__(self, root: Path, state_dir: Path | None = None, *, layout: Layout | None = None) -> None:
         self.root = root
-        self.dir = root / HOOKGATE_DIR
+        self.layout = layout or named_layout(HOOKGATE)
+        self.config_dir = root / HOOKGATE_DIR
+        self.config_path = self.config_dir / "config.toml"
+        self.hooks_path = self.config_dir / "hooks.json"
+        self.policy_dir = self.config_dir / "policies"
+        self.dir = root / self.layout.dir  # the pipeline state
         self.state_dir = state_dir or self.dir
-        self.config_path = self.dir / "config.toml"
-        self.role_path = self.dir / "current_role"
-        self.stage_path = self.dir / "stage.jsonl"
-        self.schemas_path = self.dir / "stage_schemas.json"
-        self.hooks_path = self.dir / "hooks.json"
+        self.role_path = self.dir / self.layout.role
+        self.stage_path = self.dir / self.layout.stage_log
+        self.schemas_path = self.dir / self.layout.stage_schemas
+
+    @classmethod
+    def open(cls, root: Path, compat: str | None = None, state_dir: str | None = None) -> "Project":
+        """The project at `root` as its config lays it out: decided once, before any state is read."""
+        layout = choose(root, compat)
+        return cls(root, (root / state_dir).resolve() if state_dir else None, layout=layout)
+
+    @property
+    def godotmaker(self) -> bool:
+        return self.layout.name == GODOTMAKER
 
     @classmethod
     def find(cls, cwd: str | os.PathLike[str] | None, env: Mapping[str, str] = os.environ) -> "Project":
@@ -46,7 +67,7 @@ class Project:
         except (OSError, ValueError):  # a cwd no filesystem can hold (NUL byte, too long)
             start = Path(os.getcwd()).resolve()
         for directory in (start, *start.parents):
-            if (directory / HOOKGATE_DIR).is_dir():
+            if any((directory / marker).is_dir() for marker in PROJECT_MARKERS):
                 return cls(directory)
         for var in ("CLAUDE_PROJECT_DIR",):
             if env.get(var):
@@ -54,7 +75,19 @@ class Project:
         return cls(start)
 
     def session(self, session_id: str) -> SessionStore:
-        return SessionStore(self.state_dir, session_id)
+        return SessionStore(self.state_dir, session_id, self.layout)
+
+    def sessions(self) -> list[SessionStore]:
+        """The sessions with records, the latest first (a GodotMaker layout keeps only the current one)."""
+        if "{session}" not in self.layout.session_metrics:
+            current = SessionStore(self.state_dir, "", self.layout)
+            records = current.metrics()
+            if not records:
+                return []
+            return [SessionStore(self.state_dir, str(records[0].get("session_id", "")), self.layout)]
+        pattern = self.layout.session_metrics.replace("{session}", "*")
+        logs = sorted(self.state_dir.glob(pattern), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        return [SessionStore(self.state_dir, log.parent.name, self.layout) for log in logs]
 
     def path(self, relative: str) -> Path:
         return self.root / relative
@@ -67,7 +100,7 @@ class Project:
     def set_role(self, role: str) -> None:
         if not _ROLE.fullmatch(role):
             raise ValueError(f"invalid role {role!r}: one lower-case word (letters, digits, '-', '_')")
-        self.dir.mkdir(parents=True, exist_ok=True)
+        self.role_path.parent.mkdir(parents=True, exist_ok=True)
         locked.replace(self.role_path, role.encode() + b"\n")
 
     def clear_role(self) -> bool:

@@ -1,4 +1,5 @@
-"""One session's files under the state dir:
+"""One session's files under the state dir, where the project's layout puts them (hookgate's own
+layout below; GodotMaker's keeps one session at a time in metrics_current.jsonl and state.json):
 
     sessions/<session_id>/metrics.jsonl   this session's records, one JSON object per line
     sessions/<session_id>/state.json      counters and the gates' session state
@@ -16,6 +17,7 @@ from typing import Any, Callable, Iterable, TypeVar
 import msgspec
 
 from . import locked
+from .layout import HOOKGATE, Layout, layout as named_layout
 
 T = TypeVar("T")
 
@@ -36,15 +38,20 @@ def safe_session_dir_name(session_id: str) -> str:
 
 
 class SessionStore:
-    def __init__(self, state_dir: Path, session_id: str) -> None:
+    def __init__(self, state_dir: Path, session_id: str, layout: Layout | None = None) -> None:
         self.state_dir = state_dir
         self.session_id = session_id
-        self.dir = state_dir / "sessions" / safe_session_dir_name(session_id)
-        self.metrics_path = self.dir / "metrics.jsonl"
-        self.state_path = self.dir / "state.json"
-        self.notices_path = self.dir / "notices.jsonl"
-        self.lifetime_path = state_dir / "metrics.jsonl"
-        self._lock = self.dir / ".lock"
+        self.layout = layout or named_layout(HOOKGATE)
+
+        def at(template: str) -> Path:
+            return state_dir / template.replace("{session}", safe_session_dir_name(session_id))
+
+        self.metrics_path = at(self.layout.session_metrics)
+        self.state_path = at(self.layout.session_state)
+        self.notices_path = at(self.layout.notices)
+        self.lifetime_path = at(self.layout.lifetime_metrics)
+        self.dir = self.metrics_path.parent
+        self._lock = self.state_path.with_name(f".{self.state_path.name}.lock")
 
     # -- state -----------------------------------------------------------------------------
     def read(self) -> dict[str, Any]:
@@ -52,16 +59,28 @@ class SessionStore:
         if not raw:
             return {}
         try:
-            return _state_decoder.decode(raw)
+            state = _state_decoder.decode(raw)
         except msgspec.DecodeError:
             return {}  # a hand-damaged state file must not wedge every later decision
+        if self.layout.flat_counters:
+            own = state.get(HOOKGATE)
+            return own if isinstance(own, dict) else {}
+        return state
 
     def update(self, change: Callable[[dict[str, Any]], T]) -> T:
         with locked.exclusive(self._lock):
             state = self.read()
             result = change(state)
-            locked.replace(self.state_path, _encoder.encode(state))
+            locked.replace(self.state_path, _encoder.encode(self._on_disk(state)))
         return result
+
+    def _on_disk(self, state: dict[str, Any]) -> dict[str, Any]:
+        """GodotMaker's state.json: its counters as flat keys (its Resume Checks and reporter
+        read them), hookgate's whole state beside them."""
+        if not self.layout.flat_counters:
+            return state
+        counters = state.get("counters", {})
+        return {**{self.layout.counter_key(key): value for key, value in counters.items()}, HOOKGATE: state}
 
     def count(self, key: str) -> int:
         return int(self.read().get("counters", {}).get(key, 0))
@@ -111,6 +130,9 @@ class SessionStore:
     # -- metrics ---------------------------------------------------------------------------
     def append(self, records: Iterable[dict[str, Any]]) -> None:
         """Append records to this session's log and the lifetime log, one line each."""
+        aliases = self.layout.field_aliases
+        if aliases:
+            records = [{**r, **{alias: r[field] for field, alias in aliases.items() if field in r}} for r in records]
         data = b"".join(_encoder.encode(r) + b"\n" for r in records)
         if data:
             locked.append(self.metrics_path, data)

@@ -101,7 +101,8 @@ def identity() -> bytes:
 
 
 def project_root() -> str:
-    """The project a call belongs to, found the way hookgate finds it (store/project.py), but
+    """The project a call belongs to, found the way hookgate finds it (store/project.py: a folder
+    with .hookgate/ or GodotMaker's .godotmaker/), but
     from the process's cwd: this only routes the call to a core, any core decides it the same."""
     given = os.environ.get("HOOKGATE_PROJECT_DIR")
     if given:
@@ -109,7 +110,7 @@ def project_root() -> str:
     cwd = os.getcwd()
     directory = cwd
     while True:
-        if os.path.isdir(os.path.join(directory, ".hookgate")):
+        if os.path.isdir(os.path.join(directory, ".hookgate")) or os.path.isdir(os.path.join(directory, ".godotmaker")):
             return directory
         parent = os.path.dirname(directory)
         if parent == directory:

@@ -369,11 +369,11 @@ def _payload(root: str, call: dict[str, object]) -> bytes:
 
 def refresh_config(project: str) -> None:
     """Keep the project's config in the cache the forks inherit (a stat when nothing changed)."""
-    from hookgate.config.load import load_config
+    from hookgate.config.load import open_project
     from hookgate.errors import ConfigError
 
     try:
-        load_config(Path(project) / ".hookgate" / "config.toml")
+        open_project(Path(project))
     except ConfigError:
         pass  # each call reports it, as in-process
 
