@@ -60,6 +60,8 @@ def corpus(tmp_path_factory):
     shutil.rmtree(scratch, ignore_errors=True)
 
 
+# some 2,400 real bash runs and 3,000 hook calls: about 90 s of CPU, several minutes on a busy machine
+@pytest.mark.slow
 @pytest.mark.parametrize("runtime", ["claude", "codex"])
 def test_the_corpus_through_the_hook_cycle(corpus, runtime, monkeypatch, capsys):
     work = corpus["work"]
