@@ -71,7 +71,7 @@ def test_the_sample_holds_on_real_claude_code(tmp_path: Path, fake_model: FakeMo
     hookgate("role", "set", "build", cwd=work)
     calls = [Call("Bash", {"command": c}) for c in _commands(work, outside)]
     marker = fake_model.script("shell_sample", *calls, Call("Bash", {"command": HARMLESS}), Say("done"))
-    run = run_claude(work, home, fake_model, f"{marker} go")
+    run = run_claude(work, home, fake_model, f"{marker} go", timeout=600)
     assert run.returncode == 0, run.stderr
     assert all(_unchanged(work).values()), _unchanged(work)
     assert _refusals(work) == ["check_shell_writes"] * len(SAMPLE)
@@ -86,7 +86,7 @@ def test_the_sample_holds_on_real_codex(tmp_path: Path, fake_model: FakeModel) -
     codex_hookgate("role", "set", "build", cwd=work, home=home)
     calls = [Call("exec_command", {"cmd": c}) for c in _commands(work, outside)]
     marker = fake_model.script("cx_shell_sample", *calls, Call("exec_command", {"cmd": HARMLESS}), Say("done"))
-    run = run_codex(work, home, f"{marker} go")
+    run = run_codex(work, home, f"{marker} go", timeout=600)
     assert run.returncode == 0, run.stderr
     assert all(_unchanged(work).values()), _unchanged(work)
     assert _refusals(work) == ["check_shell_writes"] * len(SAMPLE)
@@ -103,7 +103,7 @@ def test_the_sample_holds_on_real_opencode(tmp_path: Path, fake_model: FakeModel
     calls = [Call("bash", {"command": c, "description": "sample"}) for c in _commands(work, outside)]
     marker = fake_model.script("oc_shell_sample", *calls, Call("bash", {"command": HARMLESS, "description": "find"}),
                                Say("done"))
-    run = run_opencode(work, home, f"{marker} go")
+    run = run_opencode(work, home, f"{marker} go", timeout=900)  # 16 model steps, slow on a busy machine
     assert run.returncode == 0, run.stderr[-3000:]
     assert all(_unchanged(work).values()), _unchanged(work)
     assert _refusals(work) == ["check_shell_writes"] * len(SAMPLE)

@@ -22,7 +22,7 @@ from itertools import product
 from typing import Iterator, NamedTuple
 
 from . import shell_programs
-from .shell_lexer import Heredoc, Op, Part, ShellSyntaxError, Token, is_separator, lex
+from .shell_lexer import Heredoc, Op, Part, ShellSyntaxError, Token, Word, is_separator, lex
 
 MAX_COMMAND_CHARS = 100 * 1024   # longer commands are not read: unknown
 MAX_SCRIPT_DEPTH = 8             # sh -c inside sh -c inside ... deeper than this: unknown
@@ -35,12 +35,6 @@ _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while"
                        "!", "function", "in", "time"})
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")
 _DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
-
-
-class Word(NamedTuple):
-    """A word after expansion: `literal` when its value is known before the command runs."""
-    text: str
-    literal: bool
 
 
 class Write(NamedTuple):
@@ -58,7 +52,7 @@ class Unknown(NamedTuple):
 def shell_writes(command: str, cwd: str) -> tuple[list[Write], list[Unknown]]:
     """The files `command`, run in `cwd`, would write (absolute paths), and what cannot be known
     before it runs. Never raises: a command this reader cannot read is one unknown."""
-    reader = _Reader()
+    reader = Reader()
     if len(command) > MAX_COMMAND_CHARS:
         reader.unknown.append(Unknown("a command too long to read", command[:200]))
     else:
@@ -287,7 +281,7 @@ def _simple_commands(tokens: list, heredocs: Iterator[Heredoc]) -> Iterator[_Sim
 
 # -- the reader ------------------------------------------------------------------------------------
 
-class _Reader:
+class Reader:
     def __init__(self) -> None:
         self.writes: list[Write] = []
         self.unknown: list[Unknown] = []
@@ -324,7 +318,7 @@ class _Reader:
             tokens.pop(0)
         shown = " ".join(t.text for t in simple.tokens)[:200]
         words = [w for t in tokens for w in expand(t, state)]
-        call = _Call(self, state, shown, depth)
+        call = Call(self, state, shown, depth)
 
         stdin: list[Heredoc] = []
         for op, target, document in simple.redirects:
@@ -351,7 +345,7 @@ class _Reader:
         if not self._builtin(words, tokens, state, call):
             shell_programs.program_writes(words, call)
 
-    def _builtin(self, words: list[Word], tokens: list[Token], state: _State, call: "_Call") -> bool:
+    def _builtin(self, words: list[Word], tokens: list[Token], state: _State, call: "Call") -> bool:
         """Builtins that change what the shell knows (folder, variables); True when handled."""
         name = words[0].text if words[0].literal else ""
         args = words[1:]
@@ -423,11 +417,11 @@ def _change_dir(name: str, args: list[Word], state: _State) -> None:
     state.oldpwd, state.cwd = state.cwd, dest
 
 
-class _Call:
+class Call:
     """One simple command as shell_programs.py sees it: where it runs, its stdin, and where its
     findings go."""
 
-    def __init__(self, reader: _Reader, state: _State, shown: str, depth: int) -> None:
+    def __init__(self, reader: Reader, state: _State, shown: str, depth: int) -> None:
         self.reader = reader
         self.state = state
         self.child = state

@@ -56,6 +56,12 @@ class Op(NamedTuple):
     text: str
 
 
+class Word(NamedTuple):
+    """A word after expansion (shell.py): `literal` when its value is known before the command runs."""
+    text: str
+    literal: bool
+
+
 class Heredoc(NamedTuple):
     body: str
     expands: bool  # an unquoted delimiter: $(...) and backquotes in the body run

@@ -20,8 +20,10 @@ import os
 import re
 from typing import TYPE_CHECKING, Callable
 
+from .shell_lexer import Word
+
 if TYPE_CHECKING:
-    from .shell import Word, _Call
+    from .shell import Call
 
 MAX_FOUND = 5000  # files a `find` may reach before its reach is unknown
 
@@ -52,8 +54,6 @@ OPTION_OUTPUTS: dict[str, frozenset[str]] = {
     "sort": frozenset({"-o", "--output"}),
     "curl": frozenset({"-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii"}),
     "wget": frozenset({"-O", "--output-document", "-o", "--output-file", "-a", "--append-output"}),
-    "strace": frozenset({"-o"}), "script": frozenset(), "split": frozenset(),
-    "time": frozenset({"-o", "--output"}),
 }
 # short options taking a value, so that `-fsSLo FILE` is read as curl reads it
 SHORT_VALUES: dict[str, str] = {"curl": "oDcdHXuAebEKmwxTFrCyYzQ", "wget": "OoaPtTeUwQlAdiBY", "sort": "oktST"}
@@ -124,7 +124,7 @@ PY_READ_MODULES = frozenset({"json.tool", "http.server", "this", "site", "platfo
                              "tokenize", "dis", "pydoc", "calendar", "base64", "uuid", "zipfile -l"})
 
 
-def program_writes(words: list["Word"], call: "_Call") -> None:
+def program_writes(words: list[Word], call: "Call") -> None:
     words = _unwrap(words, call)
     if not words:
         return
@@ -161,7 +161,7 @@ def program_writes(words: list["Word"], call: "_Call") -> None:
             call.target(word)
             for suffix in COMPRESSORS[name]:
                 if word.text.endswith(suffix):
-                    call.target(type(word)(word.text[:-len(suffix)], word.literal))
+                    call.target(Word(word.text[:-len(suffix)], word.literal))
         return
     if name in COPIERS:
         _copy(name, args, call)
@@ -189,7 +189,7 @@ def _program_name(text: str) -> str | None:
     return None
 
 
-def _unwrap(words: list["Word"], call: "_Call") -> list["Word"]:
+def _unwrap(words: list[Word], call: "Call") -> list[Word]:
     while words and words[0].literal and os.path.basename(words[0].text) in WRAPPERS:
         name = os.path.basename(words[0].text)
         takes_value = WRAPPERS[name]
@@ -217,7 +217,7 @@ def _unwrap(words: list["Word"], call: "_Call") -> list["Word"]:
 
 # -- handlers of programs with their own grammar ---------------------------------------------------
 
-def _shell(name: str, args: list["Word"], call: "_Call") -> None:
+def _shell(name: str, args: list[Word], call: "Call") -> None:
     """sh -c STRING [NAME ARGS...], sh SCRIPT, sh reading its stdin. Options (also `+x`, `-o
     pipefail`) come before the operands; with -c the first operand is the script."""
     index, command_mode, reads_stdin = 0, False, False
@@ -252,15 +252,15 @@ def _shell(name: str, args: list["Word"], call: "_Call") -> None:
         if not script.literal:
             call.unknown(f"the script of {name} -c ({script.text})")
             return
-        call.script(script.text, operands[1:] or [_word()(name, True)])
+        call.script(script.text, operands[1:] or [Word(name, True)])
         return
     if operands and not reads_stdin:
         call.unknown(f"the script {operands[0].text}")
         return
-    _stdin_code(name, call, lambda text: call.script(text, [_word()(name, True)] + operands))
+    _stdin_code(name, call, lambda text: call.script(text, [Word(name, True)] + operands))
 
 
-def _stdin_code(name: str, call: "_Call", read: Callable[[str], None]) -> None:
+def _stdin_code(name: str, call: "Call", read: Callable[[str], None]) -> None:
     """A program that runs the code on its stdin: a here-document is read, a pipe or a file is not."""
     if call.piped or call.stdin_file:
         call.unknown(f"the code {name} reads from its input")
@@ -268,23 +268,22 @@ def _stdin_code(name: str, call: "_Call", read: Callable[[str], None]) -> None:
         read(document.body)
 
 
-def _eval(name: str, args: list["Word"], call: "_Call") -> None:
+def _eval(name: str, args: list[Word], call: "Call") -> None:
     if all(a.literal for a in args):
         call.script(" ".join(a.text for a in args))
     else:
         call.unknown(f"the code {name} runs")
 
 
-def _trap(name: str, args: list["Word"], call: "_Call") -> None:
+def _trap(name: str, args: list[Word], call: "Call") -> None:
     operands = [a for a in args if not (a.literal and a.text.startswith("-"))]
     if operands:
         _eval(name, operands[:1], call)
 
 
-def _hookgate(name: str, args: list["Word"], call: "_Call") -> None:
+def _hookgate(name: str, args: list[Word], call: "Call") -> None:
     """`hookgate role set|clear` writes the active role and `hookgate stage complete` the stage log
     (after validating it): subagents may do neither, as they may not write those files."""
-    from .shell import Word
     project = _option_values(args, frozenset({"--project"}))
     words = [a.text for a in args if a.literal and not a.text.startswith("-") and a not in project]
     target = {("role", "set"): "current_role", ("role", "clear"): "current_role",
@@ -296,7 +295,7 @@ def _hookgate(name: str, args: list["Word"], call: "_Call") -> None:
                 validated=target == "stage.jsonl")
 
 
-def _git(name: str, args: list["Word"], call: "_Call") -> None:
+def _git(name: str, args: list[Word], call: "Call") -> None:
     rest = list(args)
     while rest and rest[0].literal and rest[0].text.startswith("-"):
         option = rest.pop(0).text
@@ -325,7 +324,7 @@ def _git(name: str, args: list["Word"], call: "_Call") -> None:
     call.unknown(f"what `git {sub.text}` writes in the working tree")
 
 
-def _tar(name: str, args: list["Word"], call: "_Call") -> None:
+def _tar(name: str, args: list[Word], call: "Call") -> None:
     if not args:
         return
     first = args[0].text if args[0].literal else ""
@@ -344,7 +343,7 @@ def _tar(name: str, args: list["Word"], call: "_Call") -> None:
             call.target(args[1])  # `tar cf out.tar ...`
 
 
-def _sed(name: str, args: list["Word"], call: "_Call") -> None:
+def _sed(name: str, args: list[Word], call: "Call") -> None:
     scripts, files, in_place = _sed_parts(args)
     for script in scripts:
         if not script.literal or _SED_WRITES.search(script.text):
@@ -357,7 +356,7 @@ def _sed(name: str, args: list["Word"], call: "_Call") -> None:
 _SED_WRITES = re.compile(r"(^|[;\n{}]|[/|,#%@]\s*[gpiImMe0-9]*)\s*[wWe](\s|$)|\b[wWe]\s+\S+\s*$")
 
 
-def _sed_parts(args: list["Word"]) -> tuple[list["Word"], list["Word"], bool]:
+def _sed_parts(args: list[Word]) -> tuple[list[Word], list[Word], bool]:
     in_place, scripts, operands = False, [], []
     items = iter(args)
     for arg in items:
@@ -367,9 +366,9 @@ def _sed_parts(args: list["Word"]) -> tuple[list["Word"], list["Word"], bool]:
             if text in ("--expression", "--file"):
                 value = next(items, None)
                 if value is not None:
-                    scripts.append(value if text == "--expression" else type(value)("w", True))
+                    scripts.append(value if text == "--expression" else Word("w", True))
             elif text.startswith(("--expression=", "--file=")):
-                scripts.append(type(arg)(text.split("=", 1)[1], True) if text.startswith("--e") else type(arg)("w", True))
+                scripts.append(Word(text.split("=", 1)[1], True) if text.startswith("--e") else Word("w", True))
             continue
         if arg.literal and text.startswith("-") and len(text) > 1:
             for j, flag in enumerate(text[1:]):
@@ -382,11 +381,11 @@ def _sed_parts(args: list["Word"]) -> tuple[list["Word"], list["Word"], bool]:
                         nxt = next(items, None)
                         value_word = nxt
                     else:
-                        value_word = type(arg)(value, True)
+                        value_word = Word(value, True)
                     if flag == "e" and value_word is not None:
                         scripts.append(value_word)
                     elif flag == "f":
-                        scripts.append(type(arg)("w", True))  # a script file: what it does is unknown
+                        scripts.append(Word("w", True))  # a script file: what it does is unknown
                     break
             continue
         operands.append(arg)
@@ -395,7 +394,7 @@ def _sed_parts(args: list["Word"]) -> tuple[list["Word"], list["Word"], bool]:
     return scripts, operands, in_place
 
 
-def _perl(name: str, args: list["Word"], call: "_Call") -> None:
+def _perl(name: str, args: list[Word], call: "Call") -> None:
     in_place, code, operands = False, [], []
     items = iter(args)
     for arg in items:
@@ -407,7 +406,7 @@ def _perl(name: str, args: list["Word"], call: "_Call") -> None:
                     break
                 if flag in "eE":
                     value = text[j + 2:]
-                    code.append(type(arg)(value, True) if value else next(items, type(arg)("", True)))
+                    code.append(Word(value, True) if value else next(items, Word("", True)))
                     break
                 if flag in "IMmxdDC":
                     if not text[j + 2:]:
@@ -435,9 +434,9 @@ _PERL_RISKY = re.compile(r"\b(open|sysopen|unlink|rename|system|exec|qx|truncate
                          r"chown|utime|eval|do|require|syscall|File::\w+|Path::\w+|IO::\w+|POSIX)\b|`|\$\^I")
 
 
-def _awk(name: str, args: list["Word"], call: "_Call") -> None:
-    program: "Word | None" = None
-    operands: list["Word"] = []
+def _awk(name: str, args: list[Word], call: "Call") -> None:
+    program: Word | None = None
+    operands: list[Word] = []
     in_place = False
     items = iter(args)
     for arg in items:
@@ -472,39 +471,34 @@ def _awk(name: str, args: list["Word"], call: "_Call") -> None:
 _AWK_RISKY = re.compile(r"\b(system|close|fflush)\s*\(|\bprintf?\b[^;{}\n]*(>|\|)|\|\s*getline|\bgetline\b[^;{}]*<")
 
 
-def _dd(name: str, args: list["Word"], call: "_Call") -> None:
+def _dd(name: str, args: list[Word], call: "Call") -> None:
     for arg in args:
         if arg.text.startswith("of="):
-            call.target(type(arg)(arg.text[3:], arg.literal))
+            call.target(Word(arg.text[3:], arg.literal))
 
 
-def _apply_patch(name: str, args: list["Word"], call: "_Call") -> None:
+def _apply_patch(name: str, args: list[Word], call: "Call") -> None:
     texts = [a.text for a in args if a.literal] + [d.body for d in call.stdin]
     for text in texts:
         for path in patch_files(text):
-            call.target(type(args[0] if args else _word())(path, True))
+            call.target(Word(path, True))
     if call.piped or call.stdin_file or any(not a.literal for a in args):
         call.unknown("the files of a patch read from the input")
 
 
-def _word():
-    from .shell import Word
-    return Word
-
-
-def _uniq(name: str, args: list["Word"], call: "_Call") -> None:
+def _uniq(name: str, args: list[Word], call: "Call") -> None:
     operands = _operands(args, frozenset({"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"}))
     if len(operands) >= 2:
         call.target(operands[1])  # `uniq IN OUT` writes OUT
 
 
-def _xxd(name: str, args: list["Word"], call: "_Call") -> None:
+def _xxd(name: str, args: list[Word], call: "Call") -> None:
     operands = _operands(args, frozenset({"-c", "-g", "-l", "-s", "-o", "-n", "-cols", "-len", "-seek"}))
     if len(operands) >= 2:
         call.target(operands[1])
 
 
-def _zip(name: str, args: list["Word"], call: "_Call") -> None:
+def _zip(name: str, args: list[Word], call: "Call") -> None:
     """`zip ARCHIVE FILES`: writes the archive; -m moves the files into it (removes them)."""
     operands = _operands(args, frozenset({"-b", "-n", "-t", "-tt", "-x", "-i", "-O", "--out", "-P", "-Z"}))
     flags = "".join(a.text for a in args if a.literal and a.text.startswith("-") and not a.text.startswith("--"))
@@ -516,10 +510,9 @@ def _zip(name: str, args: list["Word"], call: "_Call") -> None:
             call.target(word, tree=True)
 
 
-def _find(name: str, args: list["Word"], call: "_Call") -> None:
+def _find(name: str, args: list[Word], call: "Call") -> None:
     """`find START... EXPR`: -delete, -exec/-execdir/-ok CMD and -fprint FILE write. The files it
     acts on are found (by -name/-iname/-path/-type/-maxdepth/-mindepth) as find would find them."""
-    from .shell import Word
     index = 0
     while index < len(args) and args[index].literal and args[index].text in ("-H", "-L", "-P"):
         index += 1
@@ -640,19 +633,18 @@ def _found(root: str, shown: str, tests: list[tuple[str, str]] | None) -> list[s
     return out
 
 
-def _writes_anything(words: list["Word"], call: "_Call") -> bool:
+def _writes_anything(words: list[Word], call: "Call") -> bool:
     """Whether `words`, run as a command (with unknown operands), may write anything."""
-    from .shell import _Reader
-    probe_reader = _Reader()
-    probe = type(call)(probe_reader, call.state.copy(), call.shown, call.depth)
+    from .shell import Call, Reader  # the reader imports this module: resolved at call time
+    probe_reader = Reader()
+    probe = Call(probe_reader, call.state.copy(), call.shown, call.depth)
     program_writes(list(words), probe)
     return bool(probe_reader.writes or probe_reader.unknown)
 
 
-def _xargs(name: str, args: list["Word"], call: "_Call") -> None:
+def _xargs(name: str, args: list[Word], call: "Call") -> None:
     """`... | xargs CMD ARGS`: CMD runs with operands read from the input: whatever CMD would
     write with an operand nobody knows yet is unknown."""
-    from .shell import Word
     takes_value = {"-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-E", "-e", "-a", "--max-args", "--max-procs",
                    "--delimiter", "--max-lines", "--max-chars", "--eof", "--arg-file", "--replace"}
     rest = list(args)
@@ -675,8 +667,8 @@ def _xargs(name: str, args: list["Word"], call: "_Call") -> None:
     call.command(inner)
 
 
-def _python(name: str, args: list["Word"], call: "_Call") -> None:
-    code: list["Word"] = []
+def _python(name: str, args: list[Word], call: "Call") -> None:
+    code: list[Word] = []
     items = iter(args)
     script = None
     for arg in items:
@@ -695,7 +687,7 @@ def _python(name: str, args: list["Word"], call: "_Call") -> None:
             flags = text[1:]
             if "c" in flags:
                 value = flags[flags.index("c") + 1:]
-                code.append(type(arg)(value, True) if value else next(items, type(arg)("", True)))
+                code.append(Word(value, True) if value else next(items, Word("", True)))
                 break
             if flags[-1] in "WXQ":
                 next(items, None)
@@ -717,7 +709,7 @@ def _python(name: str, args: list["Word"], call: "_Call") -> None:
     _stdin_code(name, call, lambda body: _python_code(call, body))
 
 
-def _node(name: str, args: list["Word"], call: "_Call") -> None:
+def _node(name: str, args: list[Word], call: "Call") -> None:
     items = iter(args)
     for arg in items:
         text = arg.text
@@ -745,14 +737,13 @@ def _node(name: str, args: list["Word"], call: "_Call") -> None:
 _JS_RISKY = re.compile(r"\b(require|import|process|child_process|fs|Deno|Bun|eval|Function|globalThis|module)\b")
 
 
-def _code_unknown(call: "_Call", language: str, code: str, risky: re.Pattern[str]) -> None:
+def _code_unknown(call: "Call", language: str, code: str, risky: re.Pattern[str]) -> None:
     if risky.search(code):
         call.unknown(f"the files {language} code may write")
 
 
-def _python_code(call: "_Call", code: str) -> None:
+def _python_code(call: "Call", code: str) -> None:
     """Literal writes of a Python program are targets; any other way it may write is unknown."""
-    from .shell import Word
     for path, tree in python_writes(code):
         call.target(Word(path, True), tree=tree)
     rest = _PY_SAFE.sub(" ", code)
@@ -769,8 +760,8 @@ def _is_recursive_flag(arg: "Word") -> bool:
     return arg.literal and (text == "--recursive" or (text[:2] != "--" and text[:1] == "-" and bool(set(text) & {"r", "R"})))
 
 
-def _operands(args: list["Word"], takes_value: frozenset[str]) -> list["Word"]:
-    operands: list["Word"] = []
+def _operands(args: list[Word], takes_value: frozenset[str]) -> list[Word]:
+    operands: list[Word] = []
     items = iter(args)
     options_done = False
     for arg in items:
@@ -784,8 +775,7 @@ def _operands(args: list["Word"], takes_value: frozenset[str]) -> list["Word"]:
     return operands
 
 
-def _copy(name: str, args: list["Word"], call: "_Call") -> None:
-    from .shell import Word
+def _copy(name: str, args: list[Word], call: "Call") -> None:
     target_dir: Word | None = None
     cleaned: list[Word] = []
     items = iter(args)
@@ -863,9 +853,8 @@ def _tree_files(root: str) -> list[str] | None:
     return [r for r in rels if r]
 
 
-def _option_values(args: list["Word"], options: frozenset[str], short_values: str = "") -> list["Word"]:
+def _option_values(args: list[Word], options: frozenset[str], short_values: str = "") -> list[Word]:
     """The values of `options` (also `--opt=V`, `-oV` and a cluster `-fsSLo V`)."""
-    from .shell import Word
     values: list[Word] = []
     items = iter(args)
     shorts = {o[1] for o in options if len(o) == 2 and o.startswith("-")}
@@ -897,7 +886,7 @@ def _option_values(args: list["Word"], options: frozenset[str], short_values: st
     return values
 
 
-def _writes_by_url(name: str, args: list["Word"]) -> bool:
+def _writes_by_url(name: str, args: list[Word]) -> bool:
     if name == "wget":
         return not any(a.literal and (a.text in ("-O", "--output-document", "--spider") or a.text.startswith(
             ("-O", "--output-document="))) for a in args) and not any(
@@ -953,7 +942,7 @@ def patch_files(text: str) -> list[str]:
     return _PATCH_FILE.findall(text)
 
 
-_HANDLERS: dict[str, Callable[[str, list["Word"], "_Call"], None]] = {
+_HANDLERS: dict[str, Callable[[str, list[Word], "Call"], None]] = {
     **{shell: _shell for shell in SHELLS}, "eval": _eval, "trap": _trap, "hookgate": _hookgate, "git": _git,
     "tar": _tar, "bsdtar": _tar, "sed": _sed, "gsed": _sed, "perl": _perl, **{a: _awk for a in AWK}, "dd": _dd,
     "apply_patch": _apply_patch, "applypatch": _apply_patch, "uniq": _uniq, "xxd": _xxd, "find": _find,
@@ -961,7 +950,7 @@ _HANDLERS: dict[str, Callable[[str, list["Word"], "_Call"], None]] = {
 }
 
 
-def handler_for(name: str) -> Callable[[str, list["Word"], "_Call"], None] | None:
+def handler_for(name: str) -> Callable[[str, list[Word], "Call"], None] | None:
     if PYTHON.fullmatch(name):
         return _python
     return _HANDLERS.get(name)
