@@ -9,9 +9,9 @@ payloads (payload tier) or into the fake model's script for the pinned binary (r
 
 Each move says what must come of it: the canonical verdict, what the model is shown, the metrics
 records it produces, the files it leaves, which of the user's own hooks ran (or must not have),
-and the parity-matrix rows it proves. `on` holds what one runtime does instead, only where the
-matrix says that runtime degrades or cannot enforce one of the move's rows (the payload tier
-checks that the matrix says so).
+and the parity-matrix rows it proves. `on` holds what one runtime (or one version of it: its
+table key, "claude-2.1.290") does instead, only where the matrix says that runtime degrades or
+cannot enforce one of the move's rows (the payload tier checks that the matrix says so).
 
 Every session runs in a project that also has the user's own rules (USER_FILES): a command hook on
 every hooks.json event and a Python hook on every register_hook name, each noting in EVIDENCE that
@@ -155,7 +155,12 @@ class Move:
     on: Mapping[str, Expect] = field(default_factory=dict)  # runtime -> what it does instead
 
     def expected(self, runtime: str) -> Expect:
-        return self.on.get(runtime, self.expect)
+        """`runtime` is a name ("codex") or a table key ("codex-0.160.0"): what one version does
+        instead comes before what every version of its runtime does."""
+        for key in (runtime, runtime.partition("-")[0]):
+            if key in self.on:
+                return self.on[key]
+        return self.expect
 
     @property
     def key(self) -> str:

@@ -84,7 +84,7 @@ def test_runtimes_differ_only_where_the_matrix_says_so() -> None:
     for session in SESSIONS.values():
         for move in session.moves:
             for runtime, expect in move.on.items():
-                statuses = {row: matrix.cells[row][runtime].status for row in expect.proves}
+                statuses = {row: matrix.at(row, runtime).status for row in expect.proves}
                 assert any(s != "enforced" for s in statuses.values()), (session.name, move.key, runtime, statuses)
 
 

@@ -89,7 +89,7 @@ def test_project_install_flags_the_project_config_and_trusts_in_the_user_config(
     assert len(keys) == 12 and all(k.startswith(f"{project / '.codex' / 'hooks.json'}:") for k in keys)
     assert cli("uninstall", "codex", "--project", str(project), cwd=tmp_path).returncode == 0
     assert not (project / ".codex" / "config.toml").exists() and not (home / "config.toml").exists()
-    assert json.loads((project / ".codex" / "hooks.json").read_text()) == {}
+    assert not (project / ".codex" / "hooks.json").exists()  # install created it
 
 
 def test_uninstall_leaves_other_installs_trust_alone(home, tmp_path):

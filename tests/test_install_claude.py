@@ -43,7 +43,7 @@ def test_install_into_a_fresh_project_and_back(tmp_path):
     settings = tmp_path / ".claude" / "settings.json"
     assert install(settings, "hookgate") and settings.exists()
     assert uninstall(settings)
-    assert json.loads(settings.read_text()) == {}
+    assert not settings.exists()  # it was hookgate's alone
     assert not uninstall(settings)
 
 
@@ -75,9 +75,39 @@ def test_role_command(tmp_path):
     assert cli("role", "set", "build", cwd=tmp_path).stdout.strip() == "active role: build"
     assert (tmp_path / ".hookgate" / "current_role").read_text() == "build\n"
     assert cli("role", "show", cwd=tmp_path).stdout.strip() == "build"
-    warned = cli("role", "set", "wizard", cwd=tmp_path)
-    assert "not a role of the config" in warned.stdout
     bad = cli("role", "set", "Two Words", cwd=tmp_path)
     assert bad.returncode == 2 and "invalid role" in bad.stderr
     assert cli("role", "clear", cwd=tmp_path).stdout.strip() == "role cleared"
     assert cli("role", "clear", cwd=tmp_path).stdout.strip() == "no role was active"
+
+
+def test_role_set_refuses_a_role_the_config_does_not_know(tmp_path):
+    (tmp_path / ".hookgate").mkdir()
+    cli("role", "set", "build", cwd=tmp_path)
+    typo = cli("role", "set", "biuld", cwd=tmp_path)
+    assert typo.returncode == 2 and "'biuld' is not a role of the config" in typo.stderr
+    # every role of the preset is listed, '*' is not one a user sets
+    listed = typo.stderr.split("known roles: ", 1)[1].split(".", 1)[0].split(", ")
+    assert listed == sorted(["accept", "asset", "build", "evaluate", "finalize", "fixgap", "gdd", "rescue",
+                             "scaffold", "verify"])
+    assert (tmp_path / ".hookgate" / "current_role").read_text() == "build\n"  # nothing changed
+    forced = cli("role", "set", "biuld", "--force", cwd=tmp_path)
+    assert forced.returncode == 0 and "'*' rules" in forced.stderr
+    assert (tmp_path / ".hookgate" / "current_role").read_text() == "biuld\n"
+
+
+def test_role_set_knows_the_roles_a_project_adds(tmp_path):
+    (tmp_path / ".hookgate").mkdir()
+    (tmp_path / ".hookgate" / "config.toml").write_text(
+        '[pipeline.roles.docs]\nrules = [{ deny = ["@game_code"], reason = "docs only ({file})" }]\n')
+    assert cli("role", "set", "docs", cwd=tmp_path).returncode == 0
+    assert "docs" in cli("role", "set", "nope", cwd=tmp_path).stderr.split("known roles: ", 1)[1]
+
+
+def test_role_set_under_a_broken_config_is_refused_with_the_config_error(tmp_path):
+    (tmp_path / ".hookgate").mkdir()
+    (tmp_path / ".hookgate" / "config.toml").write_text("[pipeline\n")
+    done = cli("role", "set", "build", cwd=tmp_path)
+    assert done.returncode == 2 and "config could not be read" in done.stderr and "config.toml" in done.stderr
+    assert not (tmp_path / ".hookgate" / "current_role").exists()
+    assert cli("role", "set", "build", "--force", cwd=tmp_path).returncode == 0

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from support import HOOKGATE
+from wheel_support import installed_wheel
 from hookgate.installers import opencode
 
 
@@ -80,18 +81,11 @@ def test_user_install_goes_to_the_opencode_config_dir(tmp_path: Path):
 
 def test_a_regular_install_ships_the_plugin_and_registers_its_copy(tmp_path: Path):
     """What a user gets from `pip install .`: the plugin files installed with hookgate."""
-    root = Path(__file__).resolve().parents[1]
-    wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(root)],
-                   check=True, capture_output=True, timeout=300)
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    [wheel] = wheels.glob("*.whl")
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
-                    "--no-deps", str(wheel)], check=True, capture_output=True, timeout=300)
+    hookgate = installed_wheel(tmp_path)
+    venv = hookgate.parents[1]
     project = tmp_path / "project"
     project.mkdir()
-    done = subprocess.run([str(venv / "bin" / "hookgate"), "install", "opencode", "--project", str(project)],
+    done = subprocess.run([str(hookgate), "install", "opencode", "--project", str(project)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     text = (project / ".opencode" / "plugin" / "hookgate.js").read_text()

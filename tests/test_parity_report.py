@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.parity.capabilities import CAPABILITIES, runtimes
+from hookgate.parity.capabilities import CAPABILITIES, runtimes, table
 from hookgate.parity.matrix import cell, compute
 from hookgate.parity.render import markdown, page
 from hookgate.parity.rows import Need, Row, all_rows, parse_need
@@ -38,7 +38,7 @@ def test_every_declared_need_is_in_the_vocabulary():
 
 
 def test_a_cell_is_as_weak_as_its_weakest_need():
-    claude, codex, opencode = runtimes()
+    claude, codex, opencode = table("claude"), table("codex"), table("opencode")
     blocker = Row(id="x", family="t", title="", events=("PreToolUse",), needs=(Need("block", "PreToolUse"),))
     asker = Row(id="y", family="t", title="", events=("PreToolUse",), needs=(Need("ask", "PreToolUse"),))
     hinted = Row(id="z", family="t", title="", events=("PreToolUse",), needs=(Need("ask", "PreToolUse", optional=True),))
@@ -68,10 +68,23 @@ def test_the_html_page_renders_in_headless_chromium(tmp_path):
              "--disable-background-networking", "--disable-component-update", "--disable-sync"]
     dom = subprocess.run([browser, *flags, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", html.as_uri()],
                          capture_output=True, text=True, timeout=120).stdout
-    cells = re.findall(r"<td class=\"(enforced|degraded|not-enforceable)\" data-row=\"([^\"]+)\" data-runtime=\"(\w+)\"", dom)
+    cells = re.findall(r"<td class=\"(enforced|degraded|not-enforceable)\" data-row=\"([^\"]+)\" data-runtime=\"([\w.-]+)\"", dom)
     assert len(cells) == len(matrix.rows) * len(matrix.runtimes)
     shot = tmp_path / "parity.png"
     subprocess.run([browser, *flags, f"--user-data-dir={tmp_path / 'profile2'}", "--window-size=1400,1000",
                     f"--screenshot={shot}", html.as_uri()], capture_output=True, timeout=120)
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000  # a real, non-blank page
+
+
+def test_the_matrix_has_a_column_per_proven_version_and_a_row_for_opencode_2():
+    matrix = compute()
+    assert [rt.key for rt in matrix.runtimes] == ["claude-2.1.332", "claude-2.1.290", "codex-0.171.0",
+                                                  "codex-0.160.0", "opencode-1.18.33"]
+    assert [rt.key for rt in matrix.unsupported] == ["opencode-2"]
+    report = markdown(matrix)
+    line = next(line for line in report.splitlines() if line.startswith("| opencode 2.x |"))
+    assert "not supported yet: hookgate's plugin targets the OpenCode 1 plugin API" in line
+    assert "does not load V1 plugins" in line
+    assert "<td class=unsupported colspan=3 data-runtime='opencode-2'><span class=status>not supported yet" in page(matrix)
+    assert all(len(by_table) == 5 for by_table in matrix.cells.values())  # no cells for a version not supported

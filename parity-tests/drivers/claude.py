@@ -1,4 +1,5 @@
-"""Claude Code 2.1.332: the scenario moves as its hook payloads, and as runs of the pinned binary.
+"""Claude Code: the scenario moves as its hook payloads, and as runs of the pinned binaries (2.1.332,
+the newest, and 2.1.290); the runtime itself, started against the fake model.
 
 Payloads: the canonical form itself (tool names and inputs are Claude's), absolute paths; a
 subagent's events carry agent_id and agent_type; a tool that fails fires PostToolUseFailure; a
@@ -9,17 +10,22 @@ decision.behavior, top-level decision: block, additionalContext).
 Real runs: `claude -p` against the fake model, hookgate installed in the project settings, the
 dispatched roles as custom agents (.claude/agents/<role>.md). Compaction is `/compact` in a run
 that continues the session; an interrupt is a Ctrl-C of the run while its command runs.
+
+The runtime: `claude -p` with the fake model as ANTHROPIC_BASE_URL and nothing sent elsewhere;
+IS_SANDBOX=1 lets the bypass permission mode run as root.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import uuid
 from pathlib import Path
 from typing import Any
 
-from harness.fakemodel import Call, Step
-from harness.runtimes import Run, base_env, binary, copy_agents, hookgate, new_project
+from harness.fakemodel import Call, FakeModel, Step
+from harness.runtimes import Run, base_env, binary, hookgate, new_project
 
 from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Stop, Tool
 
@@ -29,6 +35,43 @@ from .templates import template
 
 runtime = "claude"
 COMPACT_INSTRUCTIONS = "keep it short"
+
+
+# -- the runtime --------------------------------------------------------------------------------------
+
+def claude(work: Path, home: Path, model: FakeModel, prompt: str, *args: str,
+           version: str | None = None) -> subprocess.Popen[str]:
+    """A pinned binary (the newest, or `version`) in `-p` mode against the fake model."""
+    env = {**base_env(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"), "ANTHROPIC_BASE_URL": model.url,
+           "ANTHROPIC_API_KEY": "sk-ant-fake-key", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_ERROR_REPORTING": "1",
+           "DISABLE_BUG_COMMAND": "1", "IS_SANDBOX": "1"}
+    return subprocess.Popen([binary("claude", version), "-p", prompt, "--output-format", "json",
+                             "--model", "claude-sonnet-4-5", *args], cwd=work, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def collect(process: subprocess.Popen[str], timeout: float = 180) -> Run:
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise
+    return Run(process.returncode, out, err)
+
+
+def run_claude(work: Path, home: Path, fake: FakeModel, prompt: str, timeout: float = 150) -> Run:
+    """One `claude -p` turn of the newest binary, every permission bypassed."""
+    return collect(claude(work, home, fake, prompt, "--permission-mode", "bypassPermissions"), timeout)
+
+
+def copy_agents(work: Path, agents: dict[str, str]) -> None:
+    """Custom Claude subagents (`.claude/agents/<name>.md`)."""
+    folder = work / ".claude" / "agents"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, body in agents.items():
+        (folder / f"{name}.md").write_text(body)
 
 
 # -- payload tier -------------------------------------------------------------------------------------
@@ -145,7 +188,8 @@ def agent_file(role: str) -> str:
     return f"---\nname: {role}\ndescription: the pipeline's {role}\n---\nYou are the {role}. Do what you are asked.\n"
 
 
-def play(session: Session, root: Path) -> RealPlay:
+def play(session: Session, root: Path, version: str | None = None) -> RealPlay:
+    """The session on the newest pinned binary, or on `version`."""
     work, home = new_project(root)
     prepare(session, work)
     hookgate("install", "claude", "--project", str(work), cwd=work)
@@ -161,36 +205,20 @@ def play(session: Session, root: Path) -> RealPlay:
         return [Call(move.tool, tool_input(work, move.tool, move.input))]
 
     model = ScenarioModel().start()
-    played = RealPlay(session, runtime, work, model)
+    played = RealPlay(session, f"{runtime}-{version}" if version else runtime, work, model)
     try:
         turn = [i for i, m in enumerate(session.moves) if not isinstance(m, Compact)]
-        lead = load(model, session, scripts(session, runtime, [session.moves[i] for i in turn], call))
+        lead = load(model, session, scripts(session, played.runtime, [session.moves[i] for i in turn], call))
         prompt = next((m.text for m in session.moves if isinstance(m, Prompt)), "go")
         mode = "default" if session.asks else "bypassPermissions"
         interrupt = next((m for m in session.moves if isinstance(m, Interrupt)), None)
-        process = claude(work, home, model, f"{lead} {prompt}", "--permission-mode", mode)
+        process = claude(work, home, model, f"{lead} {prompt}", "--permission-mode", mode, version=version)
         played.ran(turn, interrupted(process, work, interrupt.command) if interrupt else collect(process))
         for index, move in enumerate(session.moves):
             if isinstance(move, Compact):  # `/compact` continuing the session
                 with held(work, move):
                     played.ran([index], collect(claude(work, home, model, f"/compact {COMPACT_INSTRUCTIONS}",
-                                                       "--continue", "--permission-mode", mode)))
+                                                       "--continue", "--permission-mode", mode, version=version)))
     finally:
         model.stop()
     return played
-
-
-def claude(work: Path, home: Path, model: ScenarioModel, prompt: str, *args: str) -> subprocess.Popen[str]:
-    """The pinned binary in `-p` mode, in the environment of harness.runtimes.run_claude."""
-    env = {**base_env(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"), "ANTHROPIC_BASE_URL": model.url,
-           "ANTHROPIC_API_KEY": "sk-ant-fake-key", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
-           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_ERROR_REPORTING": "1",
-           "DISABLE_BUG_COMMAND": "1", "IS_SANDBOX": "1"}
-    return subprocess.Popen([binary("claude"), "-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5",
-                             *args], cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-
-
-def collect(process: subprocess.Popen[str], timeout: float = 180) -> Run:
-    out, err = process.communicate(timeout=timeout)
-    return Run(process.returncode, out, err)

@@ -1,4 +1,5 @@
-"""Codex CLI 0.171.0: the scenario moves as its hook payloads, and as runs of the pinned binary.
+"""Codex CLI: the scenario moves as its hook payloads, and as runs of the pinned binaries (0.171.0,
+the newest, and 0.160.0); the runtime itself, started against the fake model.
 
 Payloads: Claude's shape with Codex's tools. Write is `apply_patch` with an "*** Add File:" patch
 (relative path), Bash is `{command}`, Read is `view_image {path}`, a dispatch is `spawn_agent
@@ -12,19 +13,29 @@ JSON (permissionDecision, decision.behavior, continue: false, additionalContext)
 Real runs: `codex exec` against the fake model with the patch-capable model, hookgate installed in
 the user config with the trust it records. Permission requests come from escalated commands under
 `--approve-for-me`; compaction from `model_auto_compact_token_limit = 1` after a tool call.
+
+The runtime: Codex speaks only the Responses API to a custom provider (`wire_api = "responses"`), reads its
+user config and user hooks from `$CODEX_HOME`, and skips every hook that has no persisted trust
+unless `--dangerously-bypass-hook-trust` is given (`bypass_hook_trust=False` runs without it, to
+prove the trust hookgate writes is the trust Codex accepts).
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
+import sys
+import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-from harness import codex as cx
-from harness.fakemodel import Call, Step
-from harness.runtimes import Run, binary, new_project
+import msgspec
+import pytest
+
+from harness.fakemodel import Call, FakeModel, Step
+from harness.runtimes import HOOKGATE, Run, base_env, binary, new_project
 from hookgate_codex.patch import file_operations
 
 from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Stop, Tool
@@ -49,6 +60,163 @@ def codex_call(tool: str, given: Any) -> tuple[str, dict[str, Any]]:
     if tool == "Read":
         return "view_image", {"path": given["file_path"]}
     return tool, dict(given)
+
+
+# -- the runtime ---------------------------------------------------------------------------------------
+
+# A model Codex has no metadata for: a plain function-tool set with the multi_agent_v1 namespace.
+FAKE_MODEL = "fake-model"
+# A model Codex knows: it also offers the freeform `apply_patch` tool.
+PATCH_MODEL = "gpt-5.5"
+
+
+def codex_home(home: Path) -> Path:
+    return home / ".codex"
+
+
+def write_config(home: Path, fake: FakeModel, model: str = FAKE_MODEL) -> Path:
+    """The user config.toml: the fake provider, no approvals or sandbox, no network but 127.0.0.1.
+    `hookgate install` merges its own keys into this file afterwards."""
+    config = codex_home(home) / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"""\
+model = "{model}"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+
+[model_providers.fake]
+name = "Fake local model"
+base_url = "{fake.url}/v1"
+env_key = "FAKE_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[features]
+plugins = false
+remote_plugin = false
+
+[analytics]
+enabled = false
+""")
+    return config
+
+
+def env(home: Path) -> dict[str, str]:
+    return {**base_env(home), "CODEX_HOME": str(codex_home(home)), "FAKE_API_KEY": "sk-fake"}
+
+
+def run_codex(work: Path, home: Path, prompt: str, *, model: str | None = None,
+              bypass_hook_trust: bool = True, timeout: float = 150, version: str | None = None) -> Run:
+    """One `codex exec` turn (stdin closed, or exec would wait to append it to the prompt) of the
+    newest pinned binary, or of `version`."""
+    args = ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"]
+    if bypass_hook_trust:
+        args.append("--dangerously-bypass-hook-trust")
+    if model:
+        args += ["-m", model]
+    return codex(*args, prompt, cwd=work, home=home, timeout=timeout, version=version)
+
+
+def hookgate(*args: str, cwd: Path, home: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """`hookgate ...` seeing the same CODEX_HOME as the Codex runs (install writes trust there)."""
+    return subprocess.run([str(HOOKGATE), *args], cwd=cwd, env=env(home), capture_output=True, text=True,
+                          check=check)
+
+
+def codex(*args: str, cwd: Path, home: Path, timeout: float = 150, version: str | None = None) -> Run:
+    """Any `codex ...` command line in the test's CODEX_HOME."""
+    done = subprocess.run([binary("codex", version), *args], cwd=cwd, env=env(home), stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=timeout)
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def hooks_list(home: Path, cwd: Path, timeout: float = 60) -> list[dict[str, Any]]:
+    """Codex's own view of the hooks it would run in `cwd`: `hooks/list` of `codex app-server`
+    (key, eventName, command, currentHash, trustStatus, enabled, ... per handler)."""
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "hookgate-tests", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [str(cwd)]}},
+    ]
+    server = subprocess.Popen([binary("codex"), "app-server"], cwd=cwd, env=env(home), stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert server.stdin and server.stdout
+        server.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
+        server.stdin.flush()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = server.stdout.readline()
+            if not line:
+                break
+            reply = json.loads(line) if line.startswith("{") else {}
+            if reply.get("id") == 2:
+                if "error" in reply:
+                    raise AssertionError(f"hooks/list failed: {reply['error']}")
+                return [hook for entry in reply["result"]["data"] for hook in entry["hooks"]]
+        raise AssertionError("codex app-server gave no hooks/list answer")
+    finally:
+        server.kill()
+        server.wait()
+
+
+def render_probe(verdict: Any) -> str:
+    """A hook command that answers every call with `verdict` as hookgate's Codex dialect renders it,
+    so a test can watch what real Codex does with each kind of answer. A stop that Codex already
+    continued once (`stop_hook_active`) is let go, or a refused stop would never end."""
+    script = ("import json, sys; from hookgate_codex.dialect import render; "
+              "from hookgate.model.verdicts import ALLOW, verdict_decoder; "
+              "payload = json.loads(sys.stdin.read()); "
+              "verdict = ALLOW if payload.get('stop_hook_active') else verdict_decoder.decode(sys.argv[1]); "
+              "answer = render(payload['hook_event_name'], verdict); "
+              "sys.stdout.buffer.write(answer.stdout); sys.stderr.write(answer.stderr); sys.exit(answer.exit_code)")
+    return shlex.join([sys.executable, "-c", script, msgspec.json.encode(verdict).decode()])
+
+
+def install_hooks(home: Path, hooks: dict[str, list[dict[str, Any]]]) -> None:
+    """Hand-written user hooks (run with the trust bypass)."""
+    (codex_home(home) / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+
+
+def one_hook(event: str, command: str, matcher: str | None = "*") -> dict[str, list[dict[str, Any]]]:
+    group: dict[str, Any] = {"hooks": [{"type": "command", "command": command, "timeout": 60}]}
+    if matcher is not None:
+        group["matcher"] = matcher
+    return {event: [group]}
+
+
+def output_schemas(version: str | None = None) -> dict[str, dict[str, Any]]:
+    """The hook output JSON Schemas embedded in a pinned binary (`pre-tool-use.command.output`, ...)."""
+    data = Path(native_binary(version)).read_bytes()
+    schemas: dict[str, dict[str, Any]] = {}
+    at = data.find(b'"$schema"')
+    while at >= 0:
+        start = data.rfind(b"{", 0, at)
+        depth, end = 0, start
+        for end in range(start, min(len(data), start + 200_000)):
+            depth += {ord("{"): 1, ord("}"): -1}.get(data[end], 0)
+            if depth == 0:
+                break
+        try:
+            schema = json.loads(data[start:end + 1])
+            schemas[schema["title"]] = schema
+        except (ValueError, KeyError):
+            pass
+        at = data.find(b'"$schema"', at + 1)
+    return {title: s for title, s in schemas.items() if title.endswith(".command.output")}
+
+
+def native_binary(version: str | None = None) -> Path:
+    """The platform binary behind the npm launcher (its strings and schemas are the ground truth):
+    beside the package (`@openai/codex-linux-x64`), or inside an aliased older one."""
+    package = Path(binary("codex", version)).resolve().parents[1]
+    found = sorted(package.glob("node_modules/@openai/codex-linux-*/vendor/*/bin/codex")) or sorted(
+        package.parent.glob("codex-linux-*/vendor/*/bin/codex"))
+    if not found:
+        pytest.fail(f"no native codex binary for {package}")
+    return found[0]
 
 
 # -- payload tier -------------------------------------------------------------------------------------
@@ -163,27 +331,29 @@ class Payloads(StdinHost):
 
 # -- real tier ----------------------------------------------------------------------------------------
 
-def play(session: Session, root: Path) -> RealPlay:
+def play(session: Session, root: Path, version: str | None = None) -> RealPlay:
+    """The session on the newest pinned binary, or on `version`."""
     work, home = new_project(root)
     prepare(session, work)
     model = ScenarioModel().start()
     model.after_compaction = COMPACTED
-    config = cx.write_config(home, model, model=cx.PATCH_MODEL)
+    config = write_config(home, model, model=PATCH_MODEL)
     if session.asks:  # commands run sandboxed; an escalated one asks, and the automatic review answers
         config.write_text(config.read_text().replace('"never"', '"on-request"')
                           .replace('"danger-full-access"', '"workspace-write"'))
     if any(isinstance(m, Compact) for m in session.moves):  # compact after every tool call
         config.write_text("model_auto_compact_token_limit = 1\n" + config.read_text())
-    cx.hookgate("install", "codex", "--user", cwd=work, home=home)
+    hookgate("install", "codex", "--user", cwd=work, home=home)
     args = ["exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
             *(["--approve-for-me"] if session.asks else ["--dangerously-bypass-approvals-and-sandbox"])]
     prompt = next((m.text for m in session.moves if isinstance(m, Prompt)), "go")
+    played = RealPlay(session, f"{runtime}-{version}" if version else runtime, work, model)
 
     def call(move: Move) -> list[Step]:
         if isinstance(move, Dispatch):
             spawn = Call("spawn_agent", {"message": f"{move.description}\nSCENARIO:{marker(session, move.agent)} "
                                                     f"{move.prompt}"}, namespace="multi_agent_v1")
-            if move.expected(runtime).verdict == "block":
+            if move.expected(played.runtime).verdict == "block":
                 return [spawn]
             return [spawn, Call("wait_agent", {"targets": ["{{last_json.agent_id}}"]}, namespace="multi_agent_v1")]
         if isinstance(move, Interrupt):
@@ -196,17 +366,16 @@ def play(session: Session, root: Path) -> RealPlay:
             return [Call("exec_command", {"cmd": given["command"], **(ESCALATE if move.asks else {})})]
         return [Call(name, given)]
 
-    played = RealPlay(session, runtime, work, model)
     try:
         for n, turn in enumerate(turns(session)):
             moves = [session.moves[i] for i in turn]
-            plan = scripts(session, runtime, moves, call)
+            plan = scripts(session, played.runtime, moves, call)
             if isinstance(moves[-1], Compact) and len(plan.lead) == 1:
                 plan.lead.insert(0, Call("exec_command", {"cmd": "echo compacting"}))  # what makes Codex compact
             lead = load(model, session, plan, lead=f"lead-{n}" if n else "lead")
             interrupt = next((m for m in moves if isinstance(m, Interrupt)), None)
             with held(work, moves[-1]):
-                process = subprocess.Popen([binary("codex"), *args, f"{lead} {prompt}"], cwd=work, env=cx.env(home),
+                process = subprocess.Popen([binary("codex", version), *args, f"{lead} {prompt}"], cwd=work, env=env(home),
                                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                            text=True, start_new_session=True)
                 if interrupt:

@@ -1,5 +1,5 @@
 """OpenCode 1.18.33: the scenario moves through the opencode-hookgate plugin, and as runs of the
-pinned binary.
+pinned binary (OpenCode 2 is not supported yet: it does not load V1 plugins).
 
 OpenCode has no command hooks: the plugin turns its hooks and bus events into canonical events and
 carries the core's verdicts out the way OpenCode allows (see the plugin's index.js). So the payload
@@ -13,6 +13,11 @@ going (a held stop), answered a permission request `reject`.
 Real runs: `opencode serve` with the plugin installed in the project, driven through its HTTP API
 as its own TUI drives it: a session, the prompt, `summarize` (the TUI's /compact), `abort` (Esc), a
 permission request the user approves when the plugin had no objection.
+
+The runtime, offline: OpenCode installs `@opencode-ai/plugin` into every config dir it loads (the
+user's and a project's `.opencode/`) at start-up; with the registry slow or away that costs a minute. `preinstall` gives
+each such dir the pinned package from parity-tests/runtimes, in the shape OpenCode's own check
+accepts (node_modules present, the dependency in package-lock.json), so runs never wait on it.
 """
 
 from __future__ import annotations
@@ -27,11 +32,10 @@ import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from harness.fakemodel import Call, Step
-from harness.opencode import configure, env as opencode_env
-from harness.runtimes import HOOKGATE, Run, binary, hookgate, new_project
+from harness.fakemodel import Call, FakeModel, Step
+from harness.runtimes import HOOKGATE, RUNTIMES_DIR, Run, base_env, binary, hookgate, new_project
 
 from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Start, Stop, Tool
 
@@ -53,6 +57,120 @@ def opencode_args(work: Path, given: Any) -> dict[str, Any]:
     return args
 
 
+# -- the runtime ---------------------------------------------------------------------------------------
+
+PLUGIN_PACKAGE = "@opencode-ai/plugin"
+
+
+def plugin_version() -> str:
+    return json.loads((RUNTIMES_DIR / "package.json").read_text())["dependencies"][PLUGIN_PACKAGE]
+
+
+def preinstall(config_dir: Path) -> None:
+    """The pinned `@opencode-ai/plugin` in `config_dir`, linked from parity-tests/runtimes."""
+    version = plugin_version()
+    modules = config_dir / "node_modules"
+    modules.mkdir(parents=True, exist_ok=True)
+    for entry in (RUNTIMES_DIR / "node_modules").iterdir():
+        link = modules / entry.name
+        if entry.name.startswith(".") or link.exists():
+            continue
+        link.symlink_to(entry, target_is_directory=entry.is_dir())
+    dependencies = {PLUGIN_PACKAGE: version}
+    (config_dir / "package.json").write_text(json.dumps({"dependencies": dependencies}))
+    (config_dir / "package-lock.json").write_text(json.dumps(
+        {"lockfileVersion": 3, "requires": True, "packages": {"": {"dependencies": dependencies}}}))
+
+
+def configure(work: Path, home: Path, fake: FakeModel) -> None:
+    """opencode.json pointing at the fake model; the plugin package pre-installed where OpenCode
+    wants it (the user's config dir, and the project's .opencode/ once it exists)."""
+    config = {
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {"fake": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Fake local model",
+            "options": {"baseURL": f"{fake.url}/v1", "apiKey": "sk-fake"},
+            "models": {"fake-model": {"name": "Fake Model", "tool_call": True,
+                                      "limit": {"context": 128000, "output": 8192}}},
+        }},
+        "model": "fake/fake-model",
+        "small_model": "fake/fake-model",
+        "autoupdate": False,
+        "share": "disabled",
+        "permission": {"edit": "allow", "bash": "allow", "webfetch": "allow"},
+    }
+    (work / "opencode.json").write_text(json.dumps(config, indent=2))
+    preinstall(home / ".config" / "opencode")
+    if (work / ".opencode").is_dir():
+        preinstall(work / ".opencode")
+
+
+def env(home: Path) -> dict[str, str]:
+    return {
+        **base_env(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        "OPENCODE_DISABLE_SHARE": "1",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    }
+
+
+def run_opencode(work: Path, home: Path, prompt: str, timeout: float = 240,
+                 during: Callable[[subprocess.Popen[str]], Any] | None = None) -> Run:
+    """`opencode run PROMPT` in `work`; `during(process)` runs on a thread meanwhile."""
+    cmd = [binary("opencode"), "run", "--print-logs", "--log-level", "INFO", prompt]
+    process = subprocess.Popen(cmd, cwd=work, env=env(home), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    helper = threading.Thread(target=during, args=(process,), daemon=True) if during else None
+    if helper:
+        helper.start()
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        stdout, stderr = process.communicate()
+        raise AssertionError(f"opencode did not finish in {timeout}s; stderr tail:\n{stderr[-4000:]}") from None
+    if helper:
+        helper.join(timeout=30)
+    return Run(process.returncode, stdout, stderr)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (from /proc, children of every thread)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in map(int, children):
+            found += [child, *descendants(child)]
+    return found
+
+
+def core_pids(opencode_pid: int) -> list[int]:
+    """The hookgate cores this OpenCode process runs."""
+    pids = []
+    for pid in descendants(opencode_pid):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"serve" in argv and b"--stdio" in argv:
+            pids.append(pid)
+    return pids
+
+
+def hookgate_log(stderr: str) -> list[str]:
+    """The plugin's and the core's lines in OpenCode's log (`--print-logs`)."""
+    return [line for line in stderr.splitlines() if 'message="hookgate' in line]
+
+
 # -- payload tier -------------------------------------------------------------------------------------
 
 class Payloads(PayloadHost):
@@ -62,9 +180,9 @@ class Payloads(PayloadHost):
         super().__init__(session, work, home)
         self.root = new_id("ses")
         self.held: dict[str, list[dict[str, Any]]] = {}  # session -> the parts of the message holding it
-        env = {k: v for k, v in os.environ.items() if k not in ("HOOKGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR")}
+        inherited = {k: v for k, v in os.environ.items() if k not in ("HOOKGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR")}
         self.node = subprocess.Popen(["node", str(HOST), str(work), str(HOOKGATE), "serve", "--stdio"], cwd=work,
-                                     env={**env, "HOME": str(home)}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     env={**inherited, "HOME": str(home)}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True)
 
     def plugin(self, hook: str, input: Any, output: Any = None, message: Any = None) -> dict[str, Any]:
@@ -245,7 +363,7 @@ class Server:
             self.port = probe.getsockname()[1]
         self.process = subprocess.Popen(
             [binary("opencode"), "serve", "--port", str(self.port), "--print-logs", "--log-level", "INFO"], cwd=work,
-            env=opencode_env(home), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            env=env(home), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 120
         while True:
             try:
@@ -290,7 +408,8 @@ def approve_what_the_plugin_lets_through(server: Server, stop: threading.Event, 
                 server.api("POST", f"/permission/{request['id']}/reply", {"reply": "once"}, timeout=10)
 
 
-def play(session: Session, root: Path) -> RealPlay:
+def play(session: Session, root: Path, version: str | None = None) -> RealPlay:
+    """The session on the pinned binary (one version of OpenCode 1 is pinned)."""
     work, home = new_project(root)
     prepare(session, work)
     hookgate("install", "opencode", "--project", str(work), cwd=work)
@@ -313,7 +432,7 @@ def play(session: Session, root: Path) -> RealPlay:
             args.setdefault("description", "run it")
         return [Call(TOOLS[move.tool], args)]
 
-    played = RealPlay(session, runtime, work, model)
+    played = RealPlay(session, f"{runtime}-{version}" if version else runtime, work, model)
     server = Server(work, home)
     stop_approving = threading.Event()
     try:
@@ -321,7 +440,7 @@ def play(session: Session, root: Path) -> RealPlay:
             threading.Thread(target=approve_what_the_plugin_lets_through, args=(server, stop_approving),
                              daemon=True).start()
         turn = [i for i, m in enumerate(session.moves) if not isinstance(m, (Compact, End))]
-        lead = load(model, session, scripts(session, runtime, [session.moves[i] for i in turn], call))
+        lead = load(model, session, scripts(session, played.runtime, [session.moves[i] for i in turn], call))
         prompt = next((m.text for m in session.moves if isinstance(m, Prompt)), "go")
         ses = server.api("POST", "/session", {})["id"]
         played.ran(turn, ask(server, ses, f"{lead} {prompt}", work,

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import pytest
 
 from harness.fakemodel import API, MARKER, FakeModel, Say, Step
 from harness.runtimes import Run, metrics
@@ -234,53 +233,51 @@ def _last_mention(session: Session, index: int, path: str) -> bool:
                    for m in session.moves[index + 1:])
 
 
-def tier_fixture(driver: Any) -> Any:
-    """A real-tier test module's `tier` fixture: its runtime's sessions, played once per module;
-    the wall time of the runs is printed at the end."""
-
-    @pytest.fixture(scope="module")
-    def tier(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[RealTier]:
-        played = RealTier(driver, tmp_path_factory.mktemp(driver.runtime))
-        yield played
-        plugins = request.config.pluginmanager
-        reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
-        if reporter and capture and played.seconds:
-            runs = ", ".join(f"{name} {s:.1f} s" for name, s in played.seconds.items())
-            with capture.global_and_fixture_disabled():
-                total = sum(played.seconds.values())
-                reporter.write_line(f"\n{driver.runtime} real tier: {total:.1f} s of runs ({runs})")
-
-    return tier
-
-
 class RealTier:
-    """A real-tier test module's sessions: each played once on the pinned binary, when a test first
-    needs it, and kept for the module's other tests."""
+    """One runtime version's scenario sessions: each played once on its pinned binary, when a test
+    first needs it, and kept for the other tests of that version."""
 
-    def __init__(self, driver: Any, root: Path) -> None:
-        self.driver, self.root = driver, root
+    def __init__(self, driver: Any, version: str, root: Path) -> None:
+        self.driver, self.version, self.root = driver, version, root
+        self.key = f"{driver.runtime}-{version}"  # the capability table's
         self.plays: dict[str, RealPlay] = {}
         self.seconds: dict[str, float] = {}
 
     def play(self, name: str) -> RealPlay:
         if name not in self.plays:
             started = time.monotonic()
-            self.plays[name] = self.driver.play(SESSIONS[name], self.root / name)
+            self.plays[name] = self.driver.play(SESSIONS[name], self.root / name, self.version)
             self.seconds[name] = time.monotonic() - started
         return self.plays[name]
 
-    def show(self, request: Any) -> None:
-        """Check every move that proves the rows this test's `proves` marker names."""
-        runtime = self.driver.runtime
-        rows = [claim.partition("@")[0] for marker_ in request.node.iter_markers("proves") for claim in marker_.args]
-        assert rows and all(claim.endswith(f"@{runtime}") for m in request.node.iter_markers("proves")
-                            for claim in m.args)
-        for row in rows:
-            never = [hook for hook, never_row in NEVER_RUN.items() if never_row == row]
-            if never:
-                check_never_run((e for name in SESSIONS for e in self.play(name).evidence), never)
-                continue
-            moves = proving(row, runtime)
-            assert moves, f"no scenario move proves {row} on {runtime}"
-            for session, index, _ in moves:
-                check_real(self.play(session.name), index)
+    def show(self, row: str) -> None:
+        """Check every move that proves `row` on this version (a row no runtime emits: that its
+        hooks never ran in any session)."""
+        never = [hook for hook, never_row in NEVER_RUN.items() if never_row == row]
+        if never:
+            check_never_run((e for name in SESSIONS for e in self.play(name).evidence), never)
+            return
+        moves = proving(row, self.key)
+        assert moves, f"no scenario move proves {row} on {self.key}"
+        for session, index, _ in moves:
+            check_real(self.play(session.name), index)
+
+
+class RealTiers:
+    """Every runtime version's RealTier, made when first asked for; the wall time of each one's
+    runs is printed at the end."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.tiers: dict[str, RealTier] = {}
+
+    def get(self, driver: Any, version: str) -> RealTier:
+        key = f"{driver.runtime}-{version}"
+        if key not in self.tiers:
+            self.tiers[key] = RealTier(driver, version, self.root / key)
+        return self.tiers[key]
+
+    def timings(self) -> list[str]:
+        return [f"{key} real tier: {sum(t.seconds.values()):.1f} s of runs ("
+                + ", ".join(f"{name} {s:.1f} s" for name, s in t.seconds.items()) + ")"
+                for key, t in self.tiers.items() if t.seconds]

@@ -12,18 +12,28 @@ from typing import Any
 
 import pytest
 
-from .fakemodel import FakeModel
-
 RUNTIMES_DIR = Path(__file__).resolve().parents[1] / "runtimes"
-BIN = RUNTIMES_DIR / "node_modules" / ".bin"
+MODULES = RUNTIMES_DIR / "node_modules"
 HOOKGATE = Path(sys.executable).with_name("hookgate")
 
 
-def binary(name: str) -> str:
-    path = BIN / name
-    if not path.exists():
-        pytest.fail(f"the pinned {name} binary is missing at {path}: run `make runtimes` (npm ci in {RUNTIMES_DIR})")
-    return str(path)
+def binary(name: str, version: str | None = None) -> str:
+    """The pinned binary `name` of a runtime: its newest, or an older `version`, installed as the npm
+    alias `<name>-<version>` (the key of its capability table). Found through the package's own
+    `bin`, never node_modules/.bin, where two versions of one runtime race for the same name."""
+    pinned = json.loads((RUNTIMES_DIR / "package.json").read_text())["dependencies"]
+    alias = f"{name}-{version}"
+    if version is not None and alias in pinned:
+        packages = [alias]
+    else:  # the newest: a dependency that is not an alias and has this binary
+        packages = [dep for dep, spec in pinned.items() if not spec.startswith("npm:")]
+    for package in packages:
+        manifest = MODULES / package / "package.json"
+        bins = json.loads(manifest.read_text()).get("bin", {}) if manifest.exists() else {}
+        if isinstance(bins, dict) and name in bins and (MODULES / package / bins[name]).exists():
+            return str(MODULES / package / bins[name])
+    pytest.fail(f"the pinned {name} {version or '(newest)'} is missing from {MODULES}: run `make runtimes` "
+                f"(npm install in {RUNTIMES_DIR})")
 
 
 def hookgate(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -59,25 +69,6 @@ def new_project(root: Path) -> tuple[Path, Path]:
     return work, home
 
 
-def run_claude(work: Path, home: Path, fake: FakeModel, prompt: str, timeout: float = 150) -> Run:
-    env = {
-        **base_env(home),
-        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-        "ANTHROPIC_BASE_URL": fake.url,
-        "ANTHROPIC_API_KEY": "sk-ant-fake-key",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-        "DISABLE_BUG_COMMAND": "1",
-        "IS_SANDBOX": "1",  # lets bypassPermissions run as root
-    }
-    cmd = [binary("claude"), "-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5",
-           "--permission-mode", "bypassPermissions"]
-    done = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=timeout)
-    return Run(done.returncode, done.stdout, done.stderr)
-
-
 def metrics(work: Path, session_id: str | None = None) -> list[dict[str, Any]]:
     """The records hookgate wrote: one session's, or the lifetime log."""
     state = work / ".hookgate"
@@ -85,11 +76,3 @@ def metrics(work: Path, session_id: str | None = None) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def copy_agents(work: Path, agents: dict[str, str]) -> None:
-    """Custom Claude subagents (`.claude/agents/<name>.md`)."""
-    folder = work / ".claude" / "agents"
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, body in agents.items():
-        (folder / f"{name}.md").write_text(body)

@@ -22,11 +22,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from harness import codex as cx  # noqa: E402
-from harness.fakemodel import Call, Say  # noqa: E402
-from harness.opencode import configure  # noqa: E402
-from harness.runtimes import base_env, binary, new_project  # noqa: E402
+from drivers import codex as cx  # noqa: E402
+from drivers.opencode import configure  # noqa: E402
 from drivers.real import ScenarioModel  # noqa: E402
+from harness.fakemodel import Call, Say  # noqa: E402
+from harness.runtimes import base_env, binary, new_project  # noqa: E402
 
 LOGGER = "import json, sys; open(sys.argv[1], 'a').write(json.dumps(json.load(sys.stdin)) + '\\n')"
 CLAUDE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from harness.reports import REVIEWER_REPORT, VERIFIER_REPORT, WORKER_REPORT
+from drivers.claude import copy_agents, run_claude
 from harness.fakemodel import API, MARKER, Call, FakeModel, Say, Step
-from harness.runtimes import copy_agents, hookgate, metrics, new_project, run_claude
+from harness.reports import REVIEWER_REPORT, VERIFIER_REPORT, WORKER_REPORT
+from harness.runtimes import hookgate, metrics, new_project
 
 pytestmark = pytest.mark.real
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import (PATCH_MODEL, codex, hookgate, hooks_list, install_hooks, native_binary, one_hook,
+from drivers.codex import (PATCH_MODEL, codex, hookgate, hooks_list, install_hooks, native_binary, one_hook,
                            output_schemas, render_probe, run_codex, write_config)
 from harness.fakemodel import Call, FakeModel, Say
 from harness.runtimes import metrics, new_project

@@ -12,13 +12,14 @@ from typing import Any
 
 import pytest
 
-from harness.godotmaker import godotmaker_project, skill_completes, skill_sets_role
-from harness.codex import run_codex, write_config
-from harness.codex import hookgate as codex_hookgate
+from drivers.claude import copy_agents, run_claude
+from drivers.codex import hookgate as codex_hookgate
+from drivers.codex import run_codex, write_config
+from drivers.opencode import configure, run_opencode
 from harness.fakemodel import Call, FakeModel, Say
-from harness.opencode import configure, run_opencode
+from harness.godotmaker import godotmaker_project, skill_completes, skill_sets_role
 from harness.reports import REVIEWER_REPORT, VERIFIER_REPORT, WORKER_REPORT
-from harness.runtimes import copy_agents, hookgate, new_project, run_claude
+from harness.runtimes import hookgate, new_project
 from real.test_claude_pipeline import AGENTS, RevisingModel
 
 pytestmark = pytest.mark.real

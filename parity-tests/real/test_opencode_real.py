@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from drivers.opencode import configure, core_pids, hookgate_log, run_opencode
 from harness.fakemodel import Call, Either, FakeModel, Say
-from harness.opencode import configure, core_pids, hookgate_log, run_opencode
 from harness.reports import REVIEWER_REPORT, VERIFIER_REPORT, WORKER_REPORT
 from harness.runtimes import HOOKGATE, hookgate, metrics, new_project
 from hookgate.installers import opencode as installer

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import codex
+from drivers import codex
+from drivers.claude import copy_agents, run_claude
 from harness.fakemodel import Call, FakeModel, Say
-from harness.runtimes import HOOKGATE, base_env, copy_agents, hookgate, metrics, new_project, run_claude
+from harness.runtimes import HOOKGATE, base_env, hookgate, metrics, new_project
 
 pytestmark = pytest.mark.real
 

@@ -17,8 +17,8 @@ from typing import NamedTuple
 
 import pytest
 
+from drivers.opencode import configure, hookgate_log, run_opencode
 from harness.fakemodel import Call, FakeModel, Say
-from harness.opencode import configure, hookgate_log, run_opencode
 from harness.runtimes import hookgate, metrics, new_project
 
 pytestmark = pytest.mark.real

@@ -46,7 +46,7 @@ def install(path: Path, command: str) -> bool:
     hooksjson.remove_handlers(hooks, _is_ours)
     for event, groups in registrations(command).items():
         hooks.setdefault(event, []).extend(groups)
-    return hooksjson.write(path, settings)
+    return hooksjson.write(path, settings, _is_ours)
 
 
 def uninstall(path: Path) -> bool:
@@ -62,7 +62,7 @@ def remove_handlers(path: Path, picked: Callable[[Any], bool]) -> bool:
     hooks = settings.get("hooks", {})
     if hooksjson.remove_handlers(hooks, picked) and not hooks:
         del settings["hooks"]  # it held only what was taken out
-    return hooksjson.write(path, settings)
+    return hooksjson.write(path, settings, picked)
 
 
 def installed_events(path: Path) -> set[str]:

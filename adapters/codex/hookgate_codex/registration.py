@@ -113,16 +113,19 @@ def remove_handlers(path: Path, picked: Callable[[Any], bool], env: Mapping[str,
         document.pop("hooks", None)
     configs = _configs(path, env)
     _move_trust(configs.user, kept_before, [key for key, _ in _keys(path, hooks)])
-    return _save(path, document, configs)
+    return _save(path, document, configs, picked)
 
 
 def _keys(path: Path, hooks: dict[str, Any]) -> list[tuple[str, Any]]:
     return [(trust.hook_key(path, e, g, h), handler) for e, g, h, _, handler in trust.command_handlers(hooks)]
 
 
-def _save(path: Path, document: dict[str, Any], configs: "_Configs") -> bool:
+def _save(path: Path, document: dict[str, Any], configs: "_Configs",
+          edited: Callable[[Any], bool] | None = None) -> bool:
+    """`edited`: the handlers the document added or took out (hookgate's own, or on migrate
+    another guard's), the only text of hooks.json that changes."""
     configs.feature.text(), configs.user.text()  # refuse before writing anything
-    changed = hooksjson.write(path, document)
+    changed = hooksjson.write(path, document, edited or is_ours)
     return configs.save() or changed
 
 

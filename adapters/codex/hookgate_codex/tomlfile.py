@@ -39,7 +39,14 @@ class TomlFile:
         except UnicodeDecodeError:
             raise ValueError(f"{path} is not UTF-8 text; fix or move it, nothing was changed") from None
         self.data = self._parse(text)
-        self.lines = text.splitlines()
+        # the file's own line ending and last newline are kept, so that taking back every edit
+        # gives back the very bytes (split on the ending alone: splitlines would also split
+        # inside a comment at a form feed or U+2028)
+        self.newline = "\r\n" if "\r\n" in text else "\n"
+        self.final_newline = text.endswith("\n") or not text
+        self.lines = text.split(self.newline)
+        if self.lines and self.lines[-1] == "":
+            self.lines.pop()
         self._before = list(self.lines)
 
     # -- reading -------------------------------------------------------------------------------
@@ -55,8 +62,8 @@ class TomlFile:
         line = f"{_key((name,))} = {_literal(value)}"
         span = self._span(table)
         if span is None:
-            self.lines += ([""] if self.lines and self.lines[-1].strip() else []) + [
-                f"[{_key(table)}]  {MARK}", f"{line}  {MARK}"]
+            # no blank line before it: one that install added could not be told from the user's
+            self.lines += [f"[{_key(table)}]  {MARK}", f"{line}  {MARK}"]
             return
         start, end = span
         assignment = re.compile(rf"^\s*{re.escape(_key((name,)))}\s*=")
@@ -103,10 +110,7 @@ class TomlFile:
     # -- writing -------------------------------------------------------------------------------
     def text(self) -> str:
         """The edited file; raises ValueError when it would not parse."""
-        lines = list(self.lines)
-        while lines and not lines[-1].strip():
-            lines.pop()
-        text = "\n".join(lines) + "\n" if lines else ""
+        text = self.newline.join(self.lines) + (self.newline if self.final_newline else "") if self.lines else ""
         try:
             tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -139,15 +143,14 @@ class TomlFile:
         return (start, len(self.lines)) if start is not None else None
 
     def _drop_if_empty(self, kept: list[str], header_at: int | None) -> None:
-        """Drop an added header whose table holds no key any more, with the blank line install put
-        before it; blank lines and comments the user wrote below it stay."""
+        """Drop an added header whose table holds no key any more; blank lines and comments the
+        user wrote below it stay."""
         if header_at is None:
             return
         body = kept[header_at + 1:]
         if any(line.strip() and not line.lstrip().startswith("#") for line in body):
             return
-        start = header_at - 1 if header_at and not kept[header_at - 1].strip() else header_at
-        kept[start:] = body
+        kept[header_at:] = body
 
     def _parse(self, text: str) -> dict[str, Any]:
         try:

@@ -40,12 +40,15 @@ CHECKS: tuple[tuple[str, str], ...] = (
     ("python", "hookgate.cli.doctor:check_python"),
     ("node", "hookgate.cli.doctor:check_node"),
     ("config", "hookgate.cli.doctor:check_config"),
+    ("versions", "hookgate.cli.doctor:check_runtime_versions"),
     ("claude", "hookgate.cli.doctor:check_claude"),
     ("codex hooks", "hookgate_codex.checks:check_registration"),
     ("codex feature", "hookgate_codex.checks:check_feature"),
     ("codex trust", "hookgate_codex.checks:check_trust"),
     ("codex shell", "hookgate_codex.checks:check_login_shell"),
     ("opencode", "hookgate.installers.opencode:doctor_check"),
+    ("claude plugin", "hookgate_claude.plugin:doctor_check"),
+    ("codex plugin", "hookgate_codex.plugin_trust:doctor_check"),
     ("decided once", "hookgate.cli.doctor:check_decided_once"),
     ("hooks.json", "hookgate.commandhooks.lint:doctor_check"),
     ("python policies", "hookgate.registry.lint:doctor_check"),
@@ -107,6 +110,22 @@ def missing_command(command: str) -> str | None:
 
 
 # -- checks of the core and of Claude Code -------------------------------------------------------
+
+def check_runtime_versions(setup: Setup) -> list[Finding]:
+    """Each runtime on PATH against the versions the parity report proves (hookgate.parity.installed)."""
+    from hookgate.parity.capabilities import proven
+    from hookgate.parity.installed import all_installed
+
+    found = []
+    for runtime in all_installed(setup.env):
+        if runtime.standing == "unsupported":
+            pinned = proven(runtime.runtime)[0]
+            found.append(Finding("fail", runtime.message, f"use {pinned.label} for hookgate to guard it "
+                                                          f"(npm install -g {pinned.package}@{pinned.version})"))
+        else:
+            found.append(Finding("ok" if runtime.standing == "proven" else "info", runtime.message))
+    return found
+
 
 MIN_PYTHON, MIN_NODE = (3, 11), 20
 

@@ -6,6 +6,7 @@ every key and hook the user has, and uninstall removes exactly what install adde
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from importlib import import_module
@@ -15,6 +16,10 @@ INSTALLERS = {
     "claude": "hookgate_claude.settings",
     "codex": "hookgate_codex.registration",
     "opencode": "hookgate.installers.opencode",
+}
+# --plugin: what the runtime's plugin channel still needs from hookgate (Codex: the hooks' review)
+PLUGIN_INSTALLERS = {
+    "codex": "hookgate_codex.plugin_trust",
 }
 
 
@@ -33,9 +38,21 @@ def main(args: list[str]) -> int:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--project", type=Path, metavar="DIR", help="the project's config (default: current directory)")
     where.add_argument("--user", action="store_true", help="the user-wide config")
+    parser.add_argument("--plugin", action="store_true",
+                        help="codex: record the review of the hookgate plugin's hooks (installed with "
+                             "`codex plugin add hookgate@hookgate`) instead of registering hooks")
     ns = parser.parse_args(args[1:])
-    installer = import_module(INSTALLERS[ns.runtime])
+    if ns.plugin and ns.runtime not in PLUGIN_INSTALLERS:
+        parser.error(f"--plugin: the {ns.runtime} plugin needs nothing from hookgate install")
+    installer = import_module((PLUGIN_INSTALLERS if ns.plugin else INSTALLERS)[ns.runtime])
     target = installer.config_path(None if ns.user else (ns.project or Path.cwd()).resolve())
+    if action == "install":  # a runtime version that would not load what install writes
+        from hookgate.parity.installed import refusal
+
+        refused = refusal(ns.runtime, os.environ)
+        if refused:
+            print(f"hookgate install: {refused}", file=sys.stderr)
+            return 1
     try:
         if action == "install":
             changed = installer.install(target, hookgate_command())

@@ -88,9 +88,10 @@ def parity_summary(out: TextIO) -> None:
     for label, tally in _summary(matrix):
         out.write(f"  {label:<18} " + ", ".join(f"{count} {status}" for status, count in tally.items()) + "\n")
     pipeline = [row for row in matrix.rows if row.family == "pipeline"]
-    out.write(f"\n  {'pipeline gate':<28}" + "".join(f"{rt.runtime:<18}" for rt in matrix.runtimes) + "\n")
+    newest = list({rt.runtime: rt for rt in reversed(matrix.runtimes)}.values())[::-1]  # tables come newest first
+    out.write(f"\n  {'pipeline gate':<28}" + "".join(f"{rt.label:<18}" for rt in newest) + "\n")
     for row in pipeline:
-        out.write(f"  {row.id:<28}" + "".join(f"{matrix.cells[row.id][rt.runtime].status:<18}" for rt in matrix.runtimes) + "\n")
+        out.write(f"  {row.id:<28}" + "".join(f"{matrix.cells[row.id][rt.key].status:<18}" for rt in newest) + "\n")
 
 
 def main(keep: Path | None, out: TextIO = sys.stdout) -> int:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..store import locked
+from . import jsontext
 
 
 def read(path: Path) -> dict[str, Any]:
@@ -51,11 +52,44 @@ def remove_handlers(hooks: dict[str, Any], is_ours: Callable[[Any], bool]) -> bo
     return removed
 
 
-def write(path: Path, document: dict[str, Any]) -> bool:
-    """Write the document (atomically) when it says something else than the file; a file that
-    only differs in layout is left as the user wrote it. Returns whether it wrote."""
-    if document == (read(path) if path.exists() else {}):
+def write(path: Path, document: dict[str, Any], is_ours: Callable[[Any], bool]) -> bool:
+    """Make the file say `document`, whose only differences from the file are hookgate's handlers
+    (`is_ours`) taken out or appended: edited in its text (jsontext), so every other byte stays as
+    the user wrote it. A file that only differs in layout is left alone. Returns whether it wrote."""
+    old = locked.read(path).decode() if path.exists() else None
+    if document == (read(path) if old is not None else {}):
         return False
+    text = _edited(old, document, is_ours)
+    if text is None:
+        path.unlink()  # hookgate created it, and it holds nothing else
+        return True
     path.parent.mkdir(parents=True, exist_ok=True)
-    locked.replace(path, (json.dumps(document, indent=2) + "\n").encode())
+    locked.replace(path, text.encode())
     return True
+
+
+def _edited(old: str | None, document: dict[str, Any], is_ours: Callable[[Any], bool]) -> str | None:
+    try:
+        text = jsontext.remove(old, is_ours) if old is not None else None
+        for event, groups in (document.get("hooks") or {}).items():
+            for group in groups:
+                handlers = group.get("hooks") if isinstance(group, dict) else None
+                if not (isinstance(handlers, list) and handlers and all(is_ours(h) for h in handlers)):
+                    continue
+                text = jsontext.append(text, event, group) if text is not None else \
+                    jsontext.new_file({"hooks": {event: [group]}})
+        if _normal(json.loads(text) if text is not None else {}) == _normal(document):
+            return text
+    except ValueError:  # a layout the text edit does not know: say it the plain way
+        pass
+    return jsontext.new_file(document)
+
+
+def _normal(document: dict[str, Any]) -> dict[str, Any]:
+    """The document as the runtimes read it: an empty event list or `hooks` object is none."""
+    hooks = document.get("hooks")
+    if not isinstance(hooks, dict):
+        return document
+    hooks = {event: groups for event, groups in hooks.items() if groups != []}
+    rest = {key: value for key, value in document.items() if key != "hooks"}
+    return {**rest, "hooks": hooks} if hooks else rest

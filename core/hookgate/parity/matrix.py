@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from .capabilities import Runtime, runtimes
+from .capabilities import Runtime, runtimes, table, unsupported
 from .proofs import claims, proof_for
 from .rows import Row, all_rows
 
@@ -25,7 +25,12 @@ class Cell(msgspec.Struct, frozen=True):
 class Matrix(msgspec.Struct, frozen=True):
     runtimes: tuple[Runtime, ...]
     rows: tuple[Row, ...]
-    cells: dict[str, dict[str, Cell]]  # row id -> runtime -> cell
+    cells: dict[str, dict[str, Cell]]  # row id -> table key ("claude-2.1.332") -> cell
+    unsupported: tuple[Runtime, ...] = ()  # version lines not supported yet: no cells, a reason
+
+    def at(self, row: str, runtime: str) -> Cell:
+        """A cell by table key, or by runtime name for its newest version."""
+        return self.cells[row][table(runtime).key]
 
 
 def cell(row: Row, runtime: Runtime) -> Cell:
@@ -50,7 +55,7 @@ def cell(row: Row, runtime: Runtime) -> Cell:
         elif capability.level == "none":
             (how if need.optional else why).append(f"no {label}: {capability.note}")
     status: Status = "not enforceable" if why else "degraded" if how else "enforced"
-    return Cell(row=row.id, runtime=runtime.runtime, status=status, notes=tuple(dict.fromkeys(why or how)))
+    return Cell(row=row.id, runtime=runtime.key, status=status, notes=tuple(dict.fromkeys(why or how)))
 
 
 def compute() -> Matrix:
@@ -64,6 +69,6 @@ def compute() -> Matrix:
             computed = cell(row, runtime)
             # an enforced or degraded cell is only as good as a real run of that runtime showing it
             needs_real = computed.status != "not enforceable"
-            proof = proof_for(row.id, runtime.runtime, needs_real, found)
-            cells[row.id][runtime.runtime] = msgspec.structs.replace(computed, proof=proof)
-    return Matrix(runtimes=tables, rows=rows, cells=cells)
+            proof = proof_for(row.id, runtime, needs_real, found)
+            cells[row.id][runtime.key] = msgspec.structs.replace(computed, proof=proof)
+    return Matrix(runtimes=tables, rows=rows, cells=cells, unsupported=unsupported())

@@ -9,13 +9,15 @@ import msgspec
 
 from .matrix import Cell, Matrix
 
+NOT_YET = "not supported yet"
 MARK = {"enforced": "✅ enforced", "degraded": "🟡 degraded", "not enforceable": "⛔ not enforceable"}
 # the page colours its cells, so it needs no symbols (and no emoji font)
 TITLE = "hookgate parity report"
 INTRO = ("Computed by `hookgate parity` from the runtime capability tables (`core/hookgate/parity/runtimes/`) "
          "and the needs each gate declares; never written by hand. Each cell names the test that shows it: "
          "enforced and degraded cells are shown by a run of that runtime's pinned binary against the "
-         "scripted fake model server.")
+         "scripted fake model server. Each runtime is measured on two versions where npm serves them (the "
+         "newest and an older one); a version line hookgate does not support yet is listed with the reason.")
 
 
 def _families(matrix: Matrix) -> dict[str, list]:
@@ -30,7 +32,7 @@ def _summary(matrix: Matrix) -> list[tuple[str, dict[str, int]]]:
     for runtime in matrix.runtimes:
         tally: dict[str, int] = {status: 0 for status in MARK}
         for row in matrix.rows:
-            tally[matrix.cells[row.id][runtime.runtime].status] += 1
+            tally[matrix.cells[row.id][runtime.key].status] += 1
         counts.append((runtime.label, tally))
     return counts
 
@@ -41,11 +43,14 @@ def markdown(matrix: Matrix) -> str:
     lines.append("|---|---|" + "---|" * len(MARK))
     for (label, tally), runtime in zip(_summary(matrix), matrix.runtimes):
         lines.append(f"| {label} | `{runtime.package}@{runtime.version}` | " + " | ".join(str(tally[s]) for s in MARK) + " |")
+    for runtime in matrix.unsupported:
+        lines.append(f"| {runtime.label} | {_md(runtime.package)} | {NOT_YET}: {_md(runtime.unsupported)} |"
+                     + " |" * (len(MARK) - 1))
     header = "| gate | " + " | ".join(rt.label for rt in matrix.runtimes) + " |"
     for family, rows in _families(matrix).items():
         lines += ["", f"## {family}", "", header, "|---|" + "---|" * len(matrix.runtimes)]
         for row in rows:
-            cells = [_md_cell(matrix.cells[row.id][rt.runtime]) for rt in matrix.runtimes]
+            cells = [_md_cell(matrix.cells[row.id][rt.key]) for rt in matrix.runtimes]
             lines.append(f"| `{row.id}`<br>{_md(row.title)} | " + " | ".join(cells) + " |")
     lines += ["", "## Runtime limits", ""]
     for runtime in matrix.runtimes:
@@ -67,7 +72,10 @@ def _md(text: str) -> str:
 
 
 def as_json(matrix: Matrix) -> bytes:
-    return msgspec.json.format(msgspec.json.encode(matrix), indent=2) + b"\n"
+    report = msgspec.to_builtins(matrix)
+    for group in ("runtimes", "unsupported"):  # each table with its key, the name its cells go by
+        report[group] = [{"key": rt.key, **msgspec.to_builtins(rt)} for rt in getattr(matrix, group)]
+    return msgspec.json.format(msgspec.json.encode(report), indent=2) + b"\n"
 
 
 CSS = """
@@ -78,6 +86,7 @@ th { background: #f4f4f6; }
 td.enforced { background: #e3f6e8; }
 td.degraded { background: #fff4d6; }
 td.not-enforceable { background: #fde4e4; }
+td.unsupported { background: #ececf0; }
 .status { font-weight: 600; display: block; }
 .note { display: block; margin: .2rem 0; }
 .proof { display: block; color: #555; font: 12px ui-monospace, monospace; word-break: break-all; }
@@ -93,6 +102,10 @@ def page(matrix: Matrix) -> str:
     parts += [f"<th>{esc(s)}</th>" for s in MARK] + ["</tr>"]  # the summary
     for label, tally in _summary(matrix):
         parts.append(f"<tr><td>{esc(label)}</td>" + "".join(f"<td>{tally[s]}</td>" for s in MARK) + "</tr>")
+    for runtime in matrix.unsupported:
+        parts.append(f"<tr><td>{esc(runtime.label)}</td><td class=unsupported colspan={len(MARK)} "
+                     f"data-runtime='{esc(runtime.key)}'><span class=status>{NOT_YET}</span>"
+                     f"<span class=note>{esc(runtime.unsupported)}</span></td></tr>")
     parts.append("</table>")
     for family, rows in _families(matrix).items():
         parts.append(f"<h2>{esc(family)}</h2><table><tr><th>gate</th>")
@@ -100,12 +113,12 @@ def page(matrix: Matrix) -> str:
         for row in rows:
             parts.append(f"<tr><td><code>{esc(row.id)}</code><br>{esc(row.title)}</td>")
             for rt in matrix.runtimes:
-                cell = matrix.cells[row.id][rt.runtime]
+                cell = matrix.cells[row.id][rt.key]
                 notes = "".join(f"<span class=note>{esc(n)}</span>" for n in cell.notes)
                 proof = (f"<span class=proof>test: {esc(cell.proof)}</span>" if cell.proof
                          else "<span class='proof missing'>no test</span>")
                 parts.append(f"<td class='{cell.status.replace(' ', '-')}' data-row='{esc(row.id)}' "
-                             f"data-runtime='{esc(rt.runtime)}'><span class=status>{esc(cell.status)}</span>"
+                             f"data-runtime='{esc(rt.key)}'><span class=status>{esc(cell.status)}</span>"
                              f"{notes}{proof}</td>")
             parts.append("</tr>")
         parts.append("</table>")

@@ -29,7 +29,7 @@ from .session import SessionStore
 HOOKGATE_DIR = ".hookgate"
 # a folder that makes the directory holding it a project
 PROJECT_MARKERS = (HOOKGATE_DIR, named_layout(GODOTMAKER).dir)
-_ROLE = re.compile(r"[a-z][a-z0-9_-]{0,63}")
+ROLE_NAME = re.compile(r"[a-z][a-z0-9_-]{0,63}")
 
 
 class Project:
@@ -95,10 +95,10 @@ class Project:
     # -- the active role -------------------------------------------------------------------
     def current_role(self) -> str | None:
         text = locked.read(self.role_path).decode(errors="replace").strip()
-        return text if _ROLE.fullmatch(text) else None
+        return text if ROLE_NAME.fullmatch(text) else None
 
     def set_role(self, role: str) -> None:
-        if not _ROLE.fullmatch(role):
+        if not ROLE_NAME.fullmatch(role):
             raise ValueError(f"invalid role {role!r}: one lower-case word (letters, digits, '-', '_')")
         self.role_path.parent.mkdir(parents=True, exist_ok=True)
         locked.replace(self.role_path, role.encode() + b"\n")

@@ -1,6 +1,7 @@
-"""The real Claude Code (pinned) with `hookgate install claude`, driven by the scripted fake model.
-
-Each scenario checks the side effect on disk and what reached the model."""
+"""`hookgate install claude` on the real Claude Code (pinned), driven by the scripted fake model: an
+allowed write goes through, a forbidden one is blocked with the reason, a subagent's is judged
+with its identity. Each checks the side effect on disk and what reached the model. (Every gate on
+every runtime and version: real/test_scenarios.py.)"""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from drivers.claude import run_claude
 from harness.fakemodel import Call, FakeModel, Say
-from harness.runtimes import hookgate, metrics, new_project, run_claude
+from harness.runtimes import hookgate, metrics, new_project
 
 pytestmark = pytest.mark.real
 

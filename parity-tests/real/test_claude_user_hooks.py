@@ -1,6 +1,8 @@
-"""Users' own rules on a real runtime: a command hook from hooks.json blocks a tool call, and a
-registered Python hook rewrites one. Both are gates of the one engine, so the scenarios are
-written once over RUNTIMES; a runtime joins by adding its installer, runner and tool-call shapes."""
+"""Users' own rules on the real Claude Code, beyond what the scenario tier shows: a command hook from
+hooks.json blocks a tool call and sees the HOOKGATE_* environment and the project as its cwd, the
+global ~/.hookgate/hooks.json runs beside the project's, and a registered Python hook's rewrite is
+what the tool ran with and what every later hook saw. (The same rules on every runtime and
+version: real/test_scenarios.py.)"""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ from typing import Callable
 
 import pytest
 
+from drivers.claude import run_claude
 from harness.fakemodel import Call, FakeModel, Say
-from harness.runtimes import Run, hookgate, metrics, new_project, run_claude
+from harness.runtimes import Run, hookgate, metrics, new_project
 
 pytestmark = pytest.mark.real
 
@@ -25,7 +28,6 @@ class Runtime:
     write: Callable[[str, str], Call]  # how its model asks to write a file
 
 
-# Codex and OpenCode join here once their adapters are on main
 RUNTIMES: dict[str, Runtime] = {
     "claude": Runtime(
         install=lambda work, home: hookgate("install", "claude", "--project", str(work), cwd=work),

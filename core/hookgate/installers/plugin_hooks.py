@@ -1,0 +1,59 @@
+"""The hook commands of hookgate's runtime plugins (the Claude Code and Codex plugin channels).
+
+A plugin is installed by the runtime, not by hookgate, so it cannot name this hookgate by absolute
+path the way `hookgate install` does: it calls the `hookgate` on the user's PATH. Each command
+first checks that there is one. When there is none:
+
+  - a gating event (fail_closed in the lifecycle matrix) is refused, exit 2, with a reason that
+    says why and what to do: the model reads it as the refusal, the user sees it as the hook's
+    error, and nothing hookgate would have judged goes ahead unjudged;
+  - SessionStart says the same once, to the user and to the model (`start_answer`), without
+    refusing: an unguarded session should know it is one;
+  - every other event goes ahead silently, as it would under a hookgate that allows.
+
+It runs under `sh` because Codex starts hooks with the user's login shell, which may not be POSIX.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+PROGRAM = "hookgate"
+INSTALL_HINT = ("install it (pip install . in a hookgate checkout) on the PATH this runtime runs hooks with, "
+                "then start a new session")
+
+
+def missing_message(event: str, gating: bool) -> str:
+    consequence = f"{event} is refused until it is" if gating else "this session is not guarded by hookgate"
+    return f"hookgate is not installed or not on PATH: {consequence}; {INSTALL_HINT}"
+
+
+def command(runtime: str, event: str, *, gating: bool, start_answer: str | None = None,
+            refuse_crashes: bool = False) -> str:
+    """`sh -c '<check>; exec hookgate hook RUNTIME --event EVENT'`. `start_answer` is what the
+    runtime should read on stdout at SessionStart when hookgate is missing (its JSON).
+    `refuse_crashes`: on a gating event, turn any exit but 0 and 2 of hookgate itself into a
+    refusal too, for a runtime that has no fail-closed switch of its own (Codex)."""
+    if gating:
+        missing = f"echo {_double_quoted(missing_message(event, True))} >&2; exit 2"
+    elif start_answer is not None:
+        missing = f"echo {_double_quoted(start_answer)}; exit 0"
+    else:
+        missing = "exit 0"
+    run = f"{PROGRAM} hook {runtime} --event {event}"
+    if gating and refuse_crashes:
+        # "$s" is left for sh to expand: the exit status hookgate ended with
+        crashed = _double_quoted(f"hookgate could not run (exit STATUS): {event} is refused until it is "
+                                 "repaired; run: hookgate doctor").replace("STATUS", "$s")
+        run = f"{run}; s=$?; case $s in 0|2) exit $s;; esac; echo {crashed} >&2; exit 2"
+    else:
+        run = f"exec {run}"
+    script = f"command -v {PROGRAM} >/dev/null 2>&1 || {{ {missing}; }}; {run}"
+    return f"sh -c {shlex.quote(script)}"
+
+
+def _double_quoted(text: str) -> str:
+    """`text` as one double-quoted sh word (the script itself sits in single quotes)."""
+    if "'" in text:
+        raise ValueError(f"no single quote in a plugin hook message: {text!r}")
+    return '"' + "".join("\\" + c if c in '\\"$`' else c for c in text) + '"'
