@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import hookgate as codex_hookgate
-from harness.codex import run_codex, write_config
+from drivers.claude import run_claude
+from drivers.codex import hookgate as codex_hookgate
+from drivers.codex import run_codex, write_config
+from drivers.opencode import configure, run_opencode
 from harness.fakemodel import Call, FakeModel, Say
-from harness.runtimes import hookgate, metrics, new_project, run_claude
+from harness.runtimes import hookgate, metrics, new_project
 
 pytestmark = pytest.mark.real
 
@@ -95,7 +97,6 @@ def test_the_sample_holds_on_real_codex(tmp_path: Path, fake_model: FakeModel) -
 
 
 def test_the_sample_holds_on_real_opencode(tmp_path: Path, fake_model: FakeModel) -> None:
-    from harness.opencode import configure, run_opencode
     work, home, outside = _project(tmp_path)
     hookgate("install", "opencode", "--project", str(work), cwd=work)
     hookgate("role", "set", "build", cwd=work)
