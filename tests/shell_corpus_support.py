@@ -329,6 +329,8 @@ def _payload(runtime: str, event: str, actor: str, command: str, base: Path, exi
     else:
         shape = dict(shapes[key])
     shape.update(session_id="corpus-session", cwd=str(base / "project"), tool_input={**shape["tool_input"], "command": command})
+    # one call: its after-event names the call its PreToolUse named (the captured failure is another call's)
+    shape["tool_use_id"] = shapes["PreToolUse" + who].get("tool_use_id")
     if event == "PostToolUse":
         shape["tool_response"] = ({"stdout": output, "stderr": "", "interrupted": False, "isImage": False,
                                    "noOutputExpected": False} if runtime == "claude" else output)

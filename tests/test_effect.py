@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from effect_support import Project, state
+from hookgate.effect.store import store_for
 
 RUNTIMES = ["claude", "codex"]
 WORKER = ("agent-w1", "worker")
@@ -196,7 +197,7 @@ def test_a_file_changed_between_calls_is_kept_as_the_new_state(project):
 
 def test_a_tampered_copy_is_not_restored(project):
     project.bash("true")
-    store = project.root / ".hookgate" / "effect" / "blobs"
+    store = store_for(project.root).blobs
     command = f"p=src/player.gd; echo x >> $p; for b in {store}/*; do chmod u+w $b; printf evil > $b; done"
     out = project.bash(command)
     assert out.post_blocked and "could NOT put them back" in out.post_reason
@@ -234,7 +235,7 @@ def test_a_codex_patch_is_read_once_and_its_allowed_file_stands(tmp_path):
     call = "call_patch1"
     tool_input = {"command": patch}
     assert not project.hook(project.tool_payload("PreToolUse", "apply_patch", tool_input, call))[0]
-    calls = list((project.root / ".hookgate/effect/calls").glob("*.msgpack"))
+    calls = list(store_for(project.root).calls.glob("*.msgpack"))
     assert len(calls) == 1  # two file events, one reading
     (project.root / "notes2.txt").write_text("ok\n")
     (project.root / "notes.txt").write_text("more notes\n")
@@ -252,8 +253,8 @@ def test_a_call_refused_before_it_runs_leaves_no_reading_and_excuses_nothing(pro
     assert not out.pre_blocked  # a worker may write game code
     out = project.bash("echo x >> PLAN.md", agent=WORKER)
     assert out.pre_blocked
-    assert list((project.root / ".hookgate/effect/calls").glob("*.msgpack")) == []
-    ledger = (project.root / ".hookgate/effect/ledger.jsonl").read_text()
+    assert list(store_for(project.root).calls.glob("*.msgpack")) == []
+    ledger = store_for(project.root).ledger_path.read_text()
     assert ledger.count('"agent"') == 1  # only the worker call that ran was noted as running
 
 
@@ -262,7 +263,7 @@ def test_the_store_does_not_grow_without_bound(project):
     for i in range(6):
         project.write("src/player.gd", f"extends Node # {i}\n")  # a new version between calls
         project.bash("true")
-    blobs = list((project.root / ".hookgate/effect/blobs").iterdir())
+    blobs = list(store_for(project.root).blobs.iterdir())
     assert len(blobs) <= 3 + 1  # the copies the readings refer to, pruned past the limit
     out = project.bash("p=src/player.gd; echo x >> $p")
     assert out.post_blocked and (project.root / "src/player.gd").read_text() == "extends Node # 5\n"
@@ -308,7 +309,7 @@ def test_a_codex_patch_refused_for_one_file_leaves_no_reading(tmp_path):
              "*** Add File: notes3.txt\n+ok\n*** End Patch\n")
     blocked, reason, _ = project.hook(project.tool_payload("PreToolUse", "apply_patch", {"command": patch}, "call_p2"))
     assert blocked and "evil.gd" in reason
-    assert list((project.root / ".hookgate/effect/calls").glob("*.msgpack")) == []
-    ledger = (project.root / ".hookgate/effect/ledger.jsonl").read_text().splitlines()
+    assert list(store_for(project.root).calls.glob("*.msgpack")) == []
+    ledger = store_for(project.root).ledger_path.read_text().splitlines()
     opened = [line for line in ledger if '"agent"' in line]
     assert all(any('"end"' in later for later in ledger[ledger.index(line):]) for line in opened)

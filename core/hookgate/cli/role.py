@@ -32,7 +32,7 @@ def main(args: list[str]) -> int:
     if ns.action == "clear":
         cleared = project.clear_role()
         if cleared:
-            note_allowed(project.state_dir, [project.role_path], project.root)  # no effect check reverts it
+            note_allowed([project.role_path], project.root)  # no effect check reverts it
         print("role cleared" if cleared else "no role was active")
     else:
         role = project.current_role()
@@ -52,7 +52,7 @@ def _set(parser: argparse.ArgumentParser, project: Project, role: str, force: bo
             return UNKNOWN_ROLE
         print(f"warning: {why}; set anyway (--force): its writes fall under the '*' rules", file=sys.stderr)
     project.set_role(role)
-    note_allowed(project.state_dir, [project.role_path], project.root)  # no effect check reverts it
+    note_allowed([project.role_path], project.root)  # no effect check reverts it
     print(f"active role: {role}")
     return 0
 

@@ -39,7 +39,7 @@ def main(args: list[str]) -> int:
         print(refusal([ns.role], issues, stage_log_name(project)), file=sys.stderr)
         return 1
     entry = project.append_stage(ns.role)
-    note_allowed(project.state_dir, [project.stage_path], project.root)  # no effect check reverts it
+    note_allowed([project.stage_path], project.root)  # no effect check reverts it
     print(f"recorded {ns.role} complete at {entry['ts']} in {stage_log_name(project)}")
     hint = next_step(pipeline, ns.role)
     if hint:

@@ -88,10 +88,10 @@ def _restore(event: "Event", ctx: "Context") -> "Verdict | None":
     if not getattr(event, "tool_use_id", None):
         return None
     from .check import check_after, call_id
-    from .store import Store
+    from .store import store_for
 
     call = call_id(event)
-    if call is None or not Store(ctx.project.state_dir).has_call(call):
+    if call is None or not store_for(ctx.project.root).has_call(call):
         return None
     return check_after(event, ctx)
 
@@ -112,21 +112,21 @@ def _note_write(event: "Event", decision: "Decision", ctx: "Context") -> None:
     names = [tool_input.get(FILE_TOOLS[event.tool_name]), tool_input.get("moved_from")]  # type: ignore[attr-defined]
     root = str(ctx.project.root)
     from .ledger import open_write, relative_forms
-    from .store import Store
+    from .store import store_for
 
     rels = sorted({rel for name in names if isinstance(name, str) and name
                    for rel in relative_forms(name, root, event.cwd or root)})
     if rels:
-        open_write(Store(ctx.project.state_dir), _call(event), rels)
+        open_write(store_for(ctx.project.root), _call(event), rels)
 
 
 def _note_end(event: "Event", decision: "Decision", ctx: "Context") -> None:
     if _role(ctx) is None or not getattr(event, "tool_use_id", None):
         return
     from .ledger import close
-    from .store import Store
+    from .store import store_for
 
-    close(Store(ctx.project.state_dir), _call(event))  # type: ignore[arg-type]
+    close(store_for(ctx.project.root), _call(event))  # type: ignore[arg-type]
 
 
 def _call(event: "Event") -> str | None:

@@ -20,7 +20,7 @@ from ..model.events import Event
 from ..model.verdicts import Block, Verdict
 from . import ledger
 from .protection import Agent, Protection, agent_of, protection_for
-from .store import Store, StoreError
+from .store import Store, StoreError, store_for
 from .tree import File, Index, Skip, changed_files, file_sig, read_dirs
 
 
@@ -42,7 +42,7 @@ def skip_for(ctx: Context) -> Skip:
     root = ctx.project.root.resolve()
     state = ctx.project.state_dir
     layout = ctx.project.layout
-    own = [state / "effect"]
+    own: list[Path] = []
     for pattern in (layout.session_metrics, layout.session_state, layout.notices, layout.decisions,
                     layout.lifetime_metrics, layout.role_owner):
         # a per-session path is skipped at its first folder ("sessions/{session}/...")
@@ -61,7 +61,7 @@ def skip_for(ctx: Context) -> Skip:
 def snapshot(event: Event, ctx: Context, role: str) -> None:
     call = call_id(event)
     assert call is not None
-    store = Store(ctx.project.state_dir)
+    store = store_for(ctx.project.root)
     if store.has_call(call) or ("effect", "refused", call) in ctx.memo:
         return  # one call, several events (a patch's files): read once; one refused file refuses all
     agent = agent_of(event, ctx, role)
@@ -167,7 +167,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     call = call_id(event)
     if call is None:
         return None
-    store = Store(ctx.project.state_dir)
+    store = store_for(ctx.project.root)
     before = store.take(call)
     if before is None:
         return None
@@ -227,7 +227,7 @@ def begin(event: Event, ctx: Context, refused: bool) -> None:
     call = call_id(event)
     if call is None:
         return
-    store = Store(ctx.project.state_dir)
+    store = store_for(ctx.project.root)
     if refused or ("effect", "refused", call) in ctx.memo:
         ctx.memo[("effect", "refused", call)] = True
         if store.take(call) is not None:

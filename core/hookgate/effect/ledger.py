@@ -29,7 +29,7 @@ import msgspec
 
 from ..store import locked
 from .protection import Agent
-from .store import Store
+from .store import Store, store_for
 
 _MAX_BYTES = 512 * 1024
 
@@ -51,13 +51,11 @@ def _append(store: Store, entry: Entry) -> None:
     locked.append(store.ledger_path, _encoder.encode(entry) + b"\n")
 
 
-def note_allowed(state_dir: "os.PathLike[str] | str", paths: Iterable[str], root: "os.PathLike[str] | str") -> None:
+def note_allowed(paths: Iterable[str], root: "os.PathLike[str] | str") -> None:
     """Record that hookgate itself wrote `paths` just now (its own commands call this), so no
     running call's effect check reverts them. Paths are absolute or relative to `root`."""
-    from pathlib import Path
-
     rels = sorted({rel for path in paths for rel in relative_forms(str(path), str(root))})
-    _append(Store(Path(state_dir)), Entry(t=time.time_ns(), paths=rels, by="hookgate"))
+    _append(store_for(root), Entry(t=time.time_ns(), paths=rels, by="hookgate"))
 
 
 def open_write(store: Store, call: str | None, paths: list[str]) -> None:

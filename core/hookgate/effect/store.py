@@ -22,9 +22,12 @@ import hashlib
 import os
 import time
 from pathlib import Path
+from typing import Mapping
 
 import msgspec
 
+from ..store.pin import project_key, state_home
+from ..store.project import HOOKGATE_DIR
 from .tree import Index
 
 _encoder = msgspec.msgpack.Encoder()
@@ -36,9 +39,20 @@ class StoreError(Exception):
     pass
 
 
+def store_for(root: "os.PathLike[str] | str", env: Mapping[str, str] = os.environ) -> "Store":
+    """The project's store, outside the project: a command run in the project (`git clean -fdx`,
+    `rm -rf .hookgate`) cannot take away what its own check compares against. Without a home to
+    keep it in, the project's `.hookgate/effect/`."""
+    resolved = Path(root).resolve()
+    home = state_home(env)
+    if home is None:
+        return Store(resolved / HOOKGATE_DIR / "effect")
+    return Store(home / "effect" / project_key(resolved))
+
+
 class Store:
-    def __init__(self, state_dir: Path) -> None:
-        self.dir = state_dir / "effect"
+    def __init__(self, directory: Path) -> None:
+        self.dir = directory
         self.blobs = self.dir / "blobs"
         self.calls = self.dir / "calls"
         self.ledger_path = self.dir / "ledger.jsonl"

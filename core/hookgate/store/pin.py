@@ -39,13 +39,25 @@ _TOUCH_AFTER = 86400.0
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
 
 
-def pins_dir(env: Mapping[str, str]) -> Path | None:
-    """Where this user's pins live; None when the environment names no home to keep them in."""
+def state_home(env: Mapping[str, str]) -> Path | None:
+    """hookgate's state outside every project (`$XDG_STATE_HOME/hookgate`, else
+    `~/.local/state/hookgate`); None when the environment names no home to keep it in."""
     state = env.get("XDG_STATE_HOME", "")
     if state.startswith("/"):
-        return Path(state) / "hookgate" / "pins"
+        return Path(state) / "hookgate"
     home = env.get("HOME", "")
-    return Path(home) / ".local" / "state" / "hookgate" / "pins" if home.startswith("/") else None
+    return Path(home) / ".local" / "state" / "hookgate" if home.startswith("/") else None
+
+
+def pins_dir(env: Mapping[str, str]) -> Path | None:
+    """Where this user's pins live."""
+    home = state_home(env)
+    return home / "pins" if home is not None else None
+
+
+def project_key(root: Path) -> str:
+    """A stable name for a project root, for what hookgate keeps of it outside the project."""
+    return f"{_fnv1a64(str(root).encode(errors='surrogateescape')):016x}"
 
 
 def record_path(directory: Path, runtime: str, session_id: str) -> Path:
