@@ -16,6 +16,8 @@ regular (not editable) install in a venv of its own, built on first use under be
   with `[effect] enabled = false`.
 - OpenCode: `tool.execute.before` through the real plugin and its core (each call after a process
   spawn, and back to back), against a Python process spawned per call (benchmarks/opencode_bench.mjs).
+- OpenTelemetry: a decision as `hookgate serve` makes it, exporting to a dead endpoint, against no
+  export and a live endpoint (benchmarks/otel_bench.py).
 """
 
 from __future__ import annotations
@@ -59,8 +61,8 @@ def bench_python() -> Path:
             subprocess.run([sys.executable, "-m", "venv", str(BENCH_VENV)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(ROOT)],
                        check=True, stdout=subprocess.DEVNULL)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "msgspec", "watchfiles"], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "msgspec", "watchfiles", "opentelemetry-sdk",
+                        "opentelemetry-exporter-otlp-proto-http"], check=True, stdout=subprocess.DEVNULL)
         stamp.write_text(digest)
         time.sleep(RACY_SECONDS + 0.5)
     return python
@@ -252,6 +254,10 @@ def report(results: dict[str, object], rounds: int) -> list[str]:
         verdict = f"  [>= {OPENCODE_MIN_SPEEDUP:g}x: {'met' if ratio >= OPENCODE_MIN_SPEEDUP else 'MISSED'}]" \
             if name.endswith("p50") else ""
         lines.append(f"  {name:<44} {ratio:8.1f}x{verdict}")
+    otel = results["otel"]
+    lines += ["", "OpenTelemetry export, decisions per second (median of interleaved rounds)"]
+    lines += [f"  {name:<44} {rate:10,.0f}/s" for name, rate in otel["per_second"].items()]
+    lines += [f"  {name:<44} {ratio:8.2f}x" for name, ratio in otel["ratios"].items()]
     return lines
 
 
@@ -273,6 +279,8 @@ def main() -> int:
         "completion": inprocess(python, "completion"),
         "opencode_hook": opencode_hook(python, ns.opencode_calls),
         "effect_check": effect_check(python, max(5, ns.rounds // 4)),
+        "otel": json.loads(subprocess.run([str(python), str(ROOT / "benchmarks" / "otel_bench.py")], capture_output=True,
+                                          text=True, check=True).stdout),
         "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()},
     }
     print("\n" + "\n".join(report(results, ns.rounds)))

@@ -46,7 +46,8 @@ def test_pre_tool_use_exit_2_denies_with_stderr(work):
     done, out = claude(work, "PreToolUse", tool_name="Bash", tool_input={"command": "make deploy"})
     assert done.returncode == 0
     assert out == {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                          "permissionDecisionReason": "no make deploy"}}
+                                          "permissionDecisionReason": "no make deploy"},
+                   "systemMessage": "hookgate: run `hookgate explain sess-1 --last-block` to see why"}
     done, out = claude(work, "PreToolUse", tool_name="Write", tool_input={"file_path": "a", "content": ""})
     assert done.returncode == 0 and out == {}
     [block] = [m for m in metrics(work) if m["event"] == "hook_block"]
@@ -68,7 +69,8 @@ def test_user_prompt_submit_can_be_blocked_and_given_context(work):
         """python3 -c 'import json,sys; p=json.load(sys.stdin)["prompt"]; print(json.dumps({"decision": "block", "reason": "no secrets in prompts"}) if "password" in p else "team style: tabs")'"""
     ])])
     _, out = claude(work, "UserPromptSubmit", prompt="the password is hunter2")
-    assert out == {"decision": "block", "reason": "no secrets in prompts"}
+    assert out == {"decision": "block", "reason": "no secrets in prompts",
+                   "systemMessage": "hookgate: run `hookgate explain sess-1 --last-block` to see why"}
     _, out = claude(work, "UserPromptSubmit", prompt="refactor it")
     assert out == {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "team style: tabs"}}
 

@@ -27,13 +27,13 @@ PACKAGES = {"hookgate": ROOT / "core" / "hookgate",
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__", "runtimes", "errors"),        # import-free: the hook path's first modules
     ("store",),                                # the .hookgate/ files, locked appends, private dirs
-    ("model", "paths", "formats", "lifecycle"),  # canonical events and verdicts; what hookgate reads
+    ("model", "paths", "formats", "lifecycle", "recording"),  # canonical events and verdicts; what hookgate reads; what a session log keeps of them
     ("config",),                               # the checked config
     ("engine",),                               # gates, the call loop, deadlines
     ("pipeline", "commandhooks", "python_hooks", "effect"),  # the gate packs
     ("engine_builder",),                       # the gate packs' gates, configured, in one engine
-    ("hookcall", "parity", "checks"),          # one decision at the edge; the parity report; doctor's checks
-    ("stdin", "rpc", "installers"),            # a stdin call in-process; the JSON-RPC core; what plugins share
+    ("hookcall", "parity", "checks", "explain", "otel"),  # one decision at the edge; the parity report; doctor's checks; why; export
+    ("stdin", "rpc", "installers", "replay"),  # a stdin call in-process; the JSON-RPC core; what plugins share; re-deciding
     ("warm",),                                 # the warm core and its client
     tuple(plug.package for plug in PLUGS),     # the runtime plugs
     ("cli", "demo", "__main__"),               # commands

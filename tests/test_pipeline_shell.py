@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from hookgate.pipeline.shell import ShellSyntaxError, shell_writes
+from hookgate.pipeline.shell import shell_writes
 from pipeline_support import Pipeline
 
 # Ways of writing a file from a shell; {t} is the target.
@@ -53,8 +53,8 @@ SPECIAL_WRITES = [
     ("build", None, "rm -rf e2e"),
     ("build", None, "rm -r src"),                      # src/ holds game code
     ("build", None, "rm -rf ."),
-    ("build", None, "find e2e -name '*.tmp' -delete"),
-    ("build", None, "find src -name '*.orig' -exec rm {} \\;"),
+    ("build", None, "find e2e -name '*.gd' -delete"),
+    ("build", None, "find src -name '*.gd' -exec rm {} \\;"),
     ("build", None, "mv e2e /tmp/old_e2e"),
     ("build", None, "python3 -c \"import shutil; shutil.rmtree('e2e')\""),
     ("build", None, "cp -r /tmp/tests e2e/"),
@@ -185,20 +185,46 @@ def test_no_role_means_only_the_stage_log_is_guarded(project):
 def test_shell_writes_are_recorded(project):
     blocked(project, "build", None, "echo x > notes.txt; cp notes.txt n2.txt")
     writes = project.metrics("file_write")
-    assert [(w["file"], w["via"]) for w in writes] == [("notes.txt", "Bash"), ("n2.txt", "Bash"), ("notes.txt", "Bash")]
+    assert [(w["file"], w["via"]) for w in writes] == [("notes.txt", "Bash"), ("n2.txt", "Bash")]
 
 
-def test_targets_known_only_at_run_time_are_recorded_as_unknown(project):
-    answer = blocked(project, "build", None, 'out=e2e/x.gd; echo x > "$out"; cd "$DIR" && touch a')
-    assert not answer.blocked
+def test_targets_resolved_before_the_call_are_judged(project):
+    answer = blocked(project, "build", None, 'out=e2e/x.gd; echo x > "$out"')
+    assert answer.blocked and "(x.gd)" in answer.reason
+
+
+def test_targets_known_only_at_run_time_are_refused_while_nothing_checks_after(project):
+    answer = blocked(project, "build", None, 'echo x > "$OUT"; cd "$DIR" && touch a')
+    assert answer.blocked
+    assert "cannot tell before it runs" in answer.reason and "Write/Edit tool" in answer.reason
     unknown = project.metrics("shell_write_unknown")
-    assert [u["target"] for u in unknown] == ["$out", "a"]
+    assert [u["target"] for u in unknown] == ["$OUT", "a"]
+    assert not any(u["checked_after"] for u in unknown)
 
 
-def test_a_command_the_shell_would_refuse_writes_nothing(project):
-    assert not blocked(project, "build", None, "echo 'unclosed > e2e/x.gd").blocked
-    with pytest.raises(ShellSyntaxError):
-        shell_writes("echo \"$(rm x", "/p")
+def test_targets_known_only_at_run_time_run_when_the_effect_check_covers_them(project, monkeypatch):
+    from hookgate import effect
+    monkeypatch.setattr(effect, "covers", lambda event, ctx: True)
+    assert not blocked(project, "build", None, 'echo x > "$OUT"; git stash').blocked
+    unknown = project.metrics("shell_write_unknown")
+    assert [u["checked_after"] for u in unknown] == [True, True]
+
+
+def test_unknown_targets_are_never_refused_without_a_role(project):
+    assert not blocked(project, None, None, 'echo x > "$OUT"; git stash; make; ./run.sh').blocked
+    assert project.metrics("shell_write_unknown") == []
+
+
+def test_a_command_hookgate_cannot_read_is_unknown_not_harmless(project):
+    # bash runs a command line by line: an error on a later line does not undo the earlier ones
+    answer = blocked(project, "build", None, "echo x > e2e/a.gd\necho 'unclosed")
+    assert answer.blocked
+    assert "cannot read" in blocked(project, "build", None, "echo 'unclosed > notes.txt").reason
+    assert not blocked(project, None, None, "echo 'unclosed > notes.txt").blocked
+    deep = "echo " + "$(" * 40 + "touch e2e/deep.gd" + ")" * 40
+    assert blocked(project, "build", None, deep).blocked
+    _, unknown = shell_writes("echo \"$(rm x", "/p")
+    assert unknown and "cannot read" in unknown[0].target
 
 
 @pytest.mark.parametrize("command, paths", [
@@ -206,8 +232,8 @@ def test_a_command_the_shell_would_refuse_writes_nothing(project):
     ("echo x 2>&1 > a", ["/p/a"]),
     ("(cd sub && touch a); touch b", ["/p/sub/a", "/p/b"]),
     ("cd sub; cd ..; touch c", ["/p/c"]),
-    ("cp a b c dir", ["/p/dir", "/p/dir/a", "/p/dir/b", "/p/dir/c"]),
-    ("mv a b", ["/p/b", "/p/b/a", "/p/a"]),
+    ("cp a b c dir", ["/p/dir/a", "/p/dir/b", "/p/dir/c"]),   # several sources: dir is a folder
+    ("mv a b", ["/p/b", "/p/a"]),                                # b is no folder (it does not exist)
     ("sed -n -e p -i x y", ["/p/x", "/p/y"]),
     ("sed -i~ s/a/b/ x", ["/p/x"]),
     ("perl -p -i -e s/a/b/ x", ["/p/x"]),
@@ -226,3 +252,142 @@ def test_the_lead_may_run_hookgate_s_own_commands(project):
     assert not blocked(project, "build", None, "hookgate role set verify").blocked
     assert not blocked(project, "verify", None, "hookgate role clear").blocked          # verify may write current_role
     assert not blocked(project, "build", "worker", "hookgate role show").blocked
+
+
+# -- what bash reads, this reader reads (bash itself is the oracle) ---------------------------------
+
+BASH_ACCEPTS = [
+    "git commit -m \"$(cat <<'EOF'\nFix the player's jump\nEOF\n)\"",
+    "printf $'it\\'s' > out",
+    "echo x > out # it's done",
+    "# don't\necho x > out",
+    "echo \"$(echo \"it's\")\" > out",
+    "echo ${x:-'it\"s'} > out",
+    "x=$(case a in a) echo a;; esac); echo $x > out",
+    "echo $(( 1 > 0 )) > out",
+    "(( 2 > 1 )) && echo x > out",
+    "[[ b > a ]] && echo x > out",
+    "cat > out <<- 'EOF'\n\tit's\n\tEOF",
+    "cat <<EOF > out; echo done\nx\nEOF",
+    "cat <<$(printf EOF) > out\nbody\n$(printf EOF)",
+    "echo `echo \"it's\"` > out",
+    "f() { echo x > out; }; f",
+    "a=(1 2); echo \"${a[@]}\" > out",
+    "echo 'a'\"b\"$'c' > out",
+    "echo $\"x\" > out",
+    "echo " + "$(echo " * 20 + "x" + ")" * 20 + " > out",
+]
+
+
+@pytest.mark.parametrize("command", BASH_ACCEPTS)
+def test_what_bash_reads_this_reader_reads(command):
+    import subprocess
+    assert subprocess.run(["bash", "-n", "-c", command], capture_output=True).returncode == 0
+    writes, unknown = shell_writes(command, "/p")
+    assert not [u for u in unknown if "cannot read" in u.target]
+    assert "/p/out" in [w.path for w in writes] or "> out" not in command
+
+
+@pytest.mark.parametrize("command, paths", [
+    ("p=PLAN.md; echo x > $p", ["/p/PLAN.md"]),
+    ("a=PLAN b=.md; echo x > \"$a$b\"", ["/p/PLAN.md"]),
+    ("files='A B'; rm $files", ["/p/A", "/p/B"]),
+    ("export T=M.md; echo x >> $T", ["/p/M.md"]),
+    ("sed -i s/a/b/ {PLAN,STRUCTURE}.md", ["/p/PLAN.md", "/p/STRUCTURE.md"]),
+    ("touch t{1..2}.gd", ["/p/t1.gd", "/p/t2.gd"]),
+    ("for f in A B; do echo x > $f; done", ["/p/A", "/p/B"]),
+    ("cd sub; cd -; touch a", ["/p/a"]),
+    ("pushd sub; pushd ../other; popd; touch a", ["/p/sub/a"]),
+    ("cd sub; echo x > ~+/a", ["/p/sub/a"]),
+    ("F=x.gd bash -c 'echo > $F'", ["/p/x.gd"]),
+    ("bash -o pipefail -c 'touch a'", ["/p/a"]),
+    ("bash -e -o pipefail -O extglob -c 'touch a'", ["/p/a"]),
+    ("bash -c 'touch \"$1\"' _ named", ["/p/named"]),
+    ("echo x | xargs -I{} cp {} dest.gd", ["/p/dest.gd"]),
+    ("curl -fsSLo out.gd http://127.0.0.1:9/x", ["/p/out.gd"]),
+    ("cp PLAN.md PLAN.md.orig", ["/p/PLAN.md.orig"]),
+    ("ln PLAN.md /tmp/hl", ["/tmp/hl", "/p/PLAN.md"]),     # a hard link shares PLAN.md from now on
+    ("zip -qm a.zip M.md", ["/p/a.zip", "/p/M.md"]),
+])
+def test_targets_known_before_the_call_are_resolved(command, paths):
+    writes, unknown = shell_writes(command, "/p")
+    assert [w.path for w in writes] == paths and unknown == []
+
+
+def test_globs_and_find_are_expanded_against_the_filesystem(tmp_path):
+    for name in ("a.gd", "b.gd", "c.txt", "sub/d.gd"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    root = str(tmp_path)
+    writes, _ = shell_writes("sed -i s/a/b/ *.gd", root)
+    assert [w.path for w in writes] == [f"{root}/a.gd", f"{root}/b.gd"]
+    writes, _ = shell_writes("for f in *.gd; do rm \"$f\"; done", root)
+    assert [w.path for w in writes] == [f"{root}/a.gd", f"{root}/b.gd"]
+    writes, _ = shell_writes("find . -name '*.gd' -exec sed -i s/a/b/ {} +", root)
+    assert sorted(w.path for w in writes) == [f"{root}/a.gd", f"{root}/b.gd", f"{root}/sub/d.gd"]
+    assert shell_writes("find . -name '*.gd' -exec grep -l extends {} +", root) == ([], [])
+    assert shell_writes("find . -name '*.tmp' -delete", root) == ([], [])
+    writes, _ = shell_writes("cp -r sub/. other", root)
+    assert [w.path for w in writes] == [f"{root}/other/d.gd", f"{root}/other"]
+
+
+@pytest.mark.parametrize("command", [
+    "git stash", "git checkout -- .", "git restore src", "git reset --hard", "git apply x.patch", "patch -p1 < x.patch",
+    "tar -xf a.tar", "unzip -o a.zip", "rsync -a a/ b/", "make", "npm install", "./build.sh", "bash build.sh",
+    "source env.sh", "cat <<'EOF' | python3\nprint(1)\nEOF", "python3 script.py", "python3 -m pytest",
+    "python3 -c \"p='PLAN.md'; open(p,'w')\"", "python3 -Ic \"import os; os.remove(name)\"",
+    "node -e \"require('fs').writeFileSync('x','y')\"", "perl -e 'unlink \"x\"'", "awk '{print > \"x\"}' y",
+    "echo 'rm x' | bash", "curl -s http://127.0.0.1:9/x | sh", "ls | xargs rm", "ls | xargs sed -i s/a/b/",
+    "curl -sO http://127.0.0.1:9/x.gd", "wget -q http://127.0.0.1:9/x.gd", "$EDITOR x", "echo x > \"$OUT\"",
+    "x=$(cat f); echo > $x", "eval \"$CMD\"", "sed -n 'w out' in",
+])
+def test_targets_only_the_running_shell_knows_are_unknown(command):
+    _, unknown = shell_writes(command, "/p")
+    assert unknown, command
+
+
+@pytest.mark.parametrize("command", [
+    "git status", "git diff HEAD", "git log --oneline", "git commit -qm x", "git stash list", "git apply --check x.patch",
+    "tar -tf a.tar", "tar -tzf a.tgz", "unzip -l a.zip", "make -n", "python3 --version",
+    "python3 -c \"print(open('PLAN.md').read())\"", "python3 -c 'import json,sys; print(json.load(sys.stdin))'",
+    "node -e 'console.log(1)'", "perl -ne 'print' f", "awk '{print $1}' f", "awk '$1 > 3' f", "ls | xargs echo",
+    "ls | xargs grep x", "find . -name '*.gd' -exec grep -l extends {} +", "bash -c 'ls'", "command -v git",
+    "case $x in a) echo a;; esac", "for f in *.gd; do echo $f; done", "echo $HOME", "sed 's/a/b/' f",
+])
+def test_commands_that_only_read_are_neither_writes_nor_unknown(command):
+    assert shell_writes(command, "/p") == ([], []), command
+
+
+def test_files_outside_the_project_are_not_judged_by_name(project):
+    for command in ("echo x > /tmp/PLAN.md", "cp PLAN.md /tmp/PLAN.md", "echo x > /tmp/check.gd",
+                    "cp src/player.gd /tmp/player.gd.bak"):
+        assert not blocked(project, "build", "worker", command).blocked, command
+        assert not blocked(project, "build", None, command.replace("PLAN.md", "x.gd")).blocked, command
+    assert not blocked(project, "build", "worker", "cp PLAN.md PLAN.md.orig").blocked
+    assert blocked(project, "build", "worker", "cp /tmp/x PLAN.md").blocked
+
+
+def test_a_link_out_of_the_project_into_it_is_judged_where_it_lands(project, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "plan.link").symlink_to(project.root / "PLAN.md")
+    assert blocked(project, "build", "worker", f"echo x > {outside}/plan.link").blocked
+    os.link(project.root / "src" / "player.gd", outside / "player.hl")
+    answer = blocked(project, "build", None, f"echo x > {outside}/player.hl")
+    assert answer.blocked and "hard link" in answer.reason
+
+
+def test_a_tree_too_large_to_walk_is_unknown_not_allowed(project, monkeypatch):
+    from hookgate.pipeline import shell_writes as gate
+    for i in range(30):
+        project.write(f"bulk/f{i:02d}.txt")
+    project.write("bulk/zz/last.gd")
+    assert blocked(project, "build", None, "rm -rf bulk").blocked                  # walked whole: last.gd found
+    monkeypatch.setattr(gate, "MAX_TREE_FILES", 10)
+    answer = blocked(project, "build", None, "rm -rf bulk")
+    assert answer.blocked and "too many files" in answer.reason
+    assert not blocked(project, None, None, "rm -rf bulk").blocked                 # no role: nothing refused
+
+
+def test_the_lead_of_a_role_without_rules_is_not_refused_for_unknowns(project):
+    assert not blocked(project, "scaffold", None, "git stash; make; ./build.sh").blocked
+    assert blocked(project, "scaffold", "worker", "git stash").blocked            # its subagents still have rules

@@ -112,10 +112,12 @@ def test_a_failing_observer_fails_open(work):
 
 def test_permission_request_and_pre_compact_and_pre_prompt(work):
     _, out = claude(work, "PermissionRequest", tool_name="Bash", tool_input={"command": "git push origin main"})
+    assert out.pop("systemMessage") == "hookgate: run `hookgate explain sess-1 --last-block` to see why"
     assert out == {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
                                           "decision": {"behavior": "deny", "message": "pushes need review"}}}
     _, out = claude(work, "PreCompact", session_id="protected", trigger="auto", custom_instructions=None)
-    assert out == {"decision": "block", "reason": "not now"}
+    assert out == {"decision": "block", "reason": "not now",
+                   "systemMessage": "hookgate: run `hookgate explain protected --last-block` to see why"}
     _, out = claude(work, "PreCompact", session_id="other", trigger="auto", custom_instructions=None)
     assert out == {}
     _, out = claude(work, "UserPromptSubmit", prompt="hello")

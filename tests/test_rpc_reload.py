@@ -125,12 +125,13 @@ def test_a_python_policy_applies_on_save_and_a_broken_one_keeps_the_last_good(co
     core.notification("policy/reloaded")
     (policies / "release.py").write_text(BLOCK_PUBLISH)
     assert core.notification("policy/reloaded")["ok"]
-    assert core.evaluate(publish(root))["reason"] == "CI publishes releases"
+    # (under the verify role the shell gate adds its own refusal: what `npm` runs is unknown)
+    assert core.evaluate(publish(root))["reason"].splitlines()[0] == "CI publishes releases"
     (policies / "release.py").write_text(BLOCK_PUBLISH + "this is not python\n")
     failed = core.notification("policy/reloaded")
     assert not failed["ok"] and "release.py" in failed["error"]
     verdict = core.evaluate(publish(root))
-    assert verdict["reason"] == "CI publishes releases"  # the last good rules, not a blanket block
+    assert verdict["reason"].splitlines()[0] == "CI publishes releases"  # the last good rules, not a blanket block
     assert "reload failed, keeping the last good policy" in verdict["message"]
     assert core.evaluate(pre_write(root, "notes.txt"))["kind"] == "allow"  # nothing else is blocked
 

@@ -26,7 +26,8 @@ WRITE_FORBIDDEN = {"hook_event_name": "PreToolUse", "tool_name": "Write",
                    "tool_input": {"file_path": "src/player.gd", "content": "extends Node\n"}}
 BLOCKED = (b'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny",'
            b'"permissionDecisionReason":"Build role cannot write game code directly (player.gd). '
-           b'Dispatch a Worker subagent."}}')
+           b'Dispatch a Worker subagent."},'
+           b'"systemMessage":"hookgate: run `hookgate explain s1 --last-block` to see why"}')
 
 
 # -- the scenario table: one session through every gate family, cold then warm --------------------
@@ -217,7 +218,7 @@ def test_an_edit_of_a_project_file_applies_to_the_next_warm_call(warm: Warm, tmp
     root = build_project(tmp_path)
     assert warm.warm("start", root).returncode == 0
     allowed = {"session_id": "s1", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Bash",
-               "tool_input": {"command": "make deploy"}}
+               "tool_input": {"command": "echo deploy"}}  # (make would be unknown: refused under build)
     assert warm.hook("claude", allowed, root, warm.env()) == (b"", b"", 0)
     # a command hook appears
     hooks = root / ".hookgate" / "hooks.json"
@@ -398,7 +399,7 @@ def test_concurrent_callers_each_get_their_own_answer(warm: Warm, tmp_path: Path
     with ThreadPoolExecutor(16) as pool:
         replies = dict(pool.map(call, range(32)))
     for i, (out, err, code) in replies.items():
-        assert (out, err, code) == ((BLOCKED if i % 2 else b""), b"", 0), i
+        assert (out, err, code) == ((BLOCKED.replace(b"explain s1 ", f"explain s{i} ".encode()) if i % 2 else b""), b"", 0), i
     assert warm.answered(root, 32) == 32
     for i in range(32):  # each session got exactly its own call
         records = Pipeline(root, f"s{i}").metrics()

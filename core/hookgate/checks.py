@@ -142,6 +142,31 @@ def check_nested_projects(setup: Setup) -> list[Finding]:
     return found or [Finding("ok", "no .hookgate/ below the project")]
 
 
+def check_monitor_mode(setup: Setup) -> list[Finding]:
+    """Monitor mode lets every refusal through, a fail-closed gate's failures included: say so."""
+    from .config.load import open_project
+    from .engine_builder import build_engine
+    from .errors import ConfigError
+
+    try:
+        project, config = open_project(Path(setup.project))
+        engine = build_engine(config, project)
+    except ConfigError:
+        return []  # the config check reports it
+    watched = [gate for gate in engine.gates if gate.mode == "monitor"]
+    if not watched:
+        return [Finding("ok", "every gate enforces (no monitor mode)")]
+    findings = [Finding("info", f"monitor mode: {', '.join(g.id for g in watched)} decide and record `would_block`; "
+                                "the agent is never stopped by them (`hookgate metrics report` shows what they would have blocked)")]
+    closed = [gate.id for gate in watched if gate.fail_mode == "closed"]
+    if closed:
+        findings.append(Finding(
+            "info", f"{', '.join(closed)} fail closed, and monitor mode makes them open: a crash, a timeout or an "
+                    "unreadable payload of theirs now lets the call through (recorded as would_block)",
+            f"set mode = \"enforce\" for them in {project.config_path} once their would_block records look right"))
+    return findings
+
+
 def check_runtime_versions(setup: Setup) -> list[Finding]:
     """Each runtime on PATH against the versions the parity report proves (hookgate.parity.installed)."""
     from .parity.capabilities import proven

@@ -48,6 +48,9 @@ def build_engine(config: Config, project: "Project | None" = None) -> Engine:
 
 def configured(gate: Gate, config: Config) -> Gate:
     settings = config.gates.get(gate.id)
+    mode = (settings.mode if settings is not None else None) or config.mode
+    if mode != gate.mode:
+        gate = msgspec.structs.replace(gate, mode=mode)
     if settings is None:
         return gate
     changes: dict[str, object] = {}

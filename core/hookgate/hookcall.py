@@ -8,8 +8,9 @@ a well-formed answer that follows the fail mode of the gates involved, never a t
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
-from typing import Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import msgspec
 
@@ -21,6 +22,7 @@ from .errors import ConfigError, PayloadError
 from .model.events import Event
 from .model.verdicts import Refusal, Verdict, combine
 from .engine_builder import build_engine
+from .recording import decision_records
 from .store.pin import governing_root
 from .store.project import Project
 from .store.session import SessionStore, stamp
@@ -70,26 +72,49 @@ def load_policy(cwd: str | None, env: Mapping[str, str] = os.environ, root: Path
     return Policy(project=project, config=config, engine=engine, error=error)
 
 
+# Called after each decided call with (events, decisions, verdict, seconds it took): the
+# long-running cores export decisions from here (hookgate.otel); the cold hook path has none.
+DECISION_LISTENERS: list[Callable[[Sequence[Event], list[Decision], Verdict, float], Any]] = []
+
 
 def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decision], Context]:
     """Evaluate the events of one call (a Codex patch is one event per file) as one decision."""
+    started = time.perf_counter()
     session = policy.project.session(events[0].session_id)
     ctx = Context(project=policy.project, session=session, config=policy.config)
     if policy.error:
         decisions = [policy.engine.fail(events[0].name, policy.error, ctx)]
     else:
         decisions = [policy.engine.evaluate(event, ctx) for event in events]
-    flush(ctx, session, events[0])
-    return combine(d.verdict for d in decisions), decisions, ctx
+    flush(ctx, session, events[0], decision_records(ctx, events[: len(decisions)], decisions))
+    verdict = combine(d.verdict for d in decisions)
+    if isinstance(verdict, Refusal) and verdict.refuses and policy.config.explain.hint:
+        verdict = msgspec.structs.replace(verdict, message=_with_hint(verdict.message, events[0]))
+    for listener in DECISION_LISTENERS:
+        try:
+            listener(events, decisions, verdict, time.perf_counter() - started)
+        except Exception:  # an exporter can never change or fail a decision
+            pass
+    return verdict, decisions, ctx
 
 
-def flush(ctx: Context, session: SessionStore, event: Event) -> None:
-    """Append the records the gates noted (the engine only notes them; this edge writes)."""
+def _with_hint(message: str | None, event: Event) -> str:
+    """The user-facing line that says how to see why ([explain] hint = false: none)."""
+    use_id = getattr(event, "tool_use_id", None)
+    which = f"--tool-use-id {use_id}" if use_id else "--last-block"
+    hint = f"hookgate: run `hookgate explain {event.session_id} {which}` to see why"
+    return "\n".join(filter(None, [message, hint]))
+
+
+def flush(ctx: Context, session: SessionStore, event: Event, decided: Sequence[dict[str, Any]] = ()) -> None:
+    """Append the records the gates noted (the engine only notes them; this edge writes), and the
+    call's decided events to the session's decisions.jsonl."""
+    common = dict(session_id=event.session_id, runtime=event.runtime, agent_id=event.agent_id or "main",
+                  agent_type=event.agent_type, hook_event=event.name)
     if ctx.records:
-        session.append(stamp(
-            ctx.records, session_id=event.session_id, runtime=event.runtime,
-            agent_id=event.agent_id or "main", agent_type=event.agent_type, hook_event=event.name,
-        ))
+        session.append(stamp(ctx.records, **common))
+    if decided:
+        session.append_decisions(stamp(decided, **common))
 
 
 def handle(dialect: Dialect, raw: bytes, env: Mapping[str, str] = os.environ, event_hint: str = "") -> Answer:

@@ -11,6 +11,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "role": ("hookgate.cli.role", "set, clear or show the active pipeline role"),
     "stage": ("hookgate.cli.stage", "validate a pipeline role's outputs, then record its completion"),
     "metrics": ("hookgate.cli.metrics", "list sessions, or write a readable HTML report of one"),
+    "explain": ("hookgate.cli.explain", "why one decided call went as it did: its event, gates, rule, alternatives"),
+    "replay": ("hookgate.cli.replay", "decide a recorded session's events again under a policy; print what changed"),
     "parity": ("hookgate.cli.parity", "the runtime parity report: which gate each runtime enforces, and how"),
     "doctor": ("hookgate.cli.doctor", "check the installation: what each runtime would skip, and the fix"),
     "warm": ("hookgate.cli.warm", "start, stop or show the project's warm core (hook calls start it themselves)"),

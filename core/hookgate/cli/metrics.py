@@ -1,7 +1,8 @@
 """`hookgate metrics list | report [SESSION] [-o FILE] [--project DIR]`: a session's metrics.
 
 `report` writes one self-contained HTML page (no scripts, no external files) of a session: its
-subagents and their outcomes, what was blocked and why, what was released unverified, the
+subagents and their outcomes, what was blocked and why (each refusal as `hookgate explain` shows
+it), what monitor mode would have blocked, what was released unverified, the
 worker diagnostics, stage completions, file writes, and the whole timeline. The default session
 is the most recently active one."""
 
@@ -52,7 +53,7 @@ def main(args: list[str]) -> int:
     session_id = next((r["session_id"] for r in records if r.get("session_id")), chosen.session_id)
     output = ns.output or project.dir / project.layout.reports / f"{safe_session_dir_name(session_id)}.html"
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(render(session_id, records, project.root), encoding="utf-8")
+    output.write_text(render(session_id, records, project.root, chosen.decisions()), encoding="utf-8")
     print(output)
     return 0
 
@@ -80,7 +81,7 @@ td pre{margin:0;white-space:pre-wrap;font:12px/1.35 ui-monospace,monospace}
 """
 
 
-def render(session_id: str, records: list[dict[str, Any]], root: Path) -> str:
+def render(session_id: str, records: list[dict[str, Any]], root: Path, decisions: list[dict[str, Any]] = ()) -> str:  # type: ignore[assignment]
     events = Counter(r.get("event") for r in records)
     by = lambda name: [r for r in records if r.get("event") == name]  # noqa: E731
     span = f"{records[0]['ts']} - {records[-1]['ts']}" if records else "no records"
@@ -89,7 +90,8 @@ def render(session_id: str, records: list[dict[str, Any]], root: Path) -> str:
         ("subagents", events["subagent_start"]), ("blocks", events["hook_block"]),
         ("released unverified", events["hook_force_allow"]), ("gate errors", events["gate_error"]),
         ("worker errors", events["worker_error"]), ("stage completions", events["stage_complete"]),
-        ("file writes", events["file_write"] + events["file_edit"]), ("records", len(records)),
+        ("file writes", events["file_write"] + events["file_edit"]),
+        ("would have blocked (monitor)", events["would_block"]), ("records", len(records)),
     ]
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
@@ -99,6 +101,8 @@ def render(session_id: str, records: list[dict[str, Any]], root: Path) -> str:
         "<div class='cards'>" + "".join(f"<div class='card'><b>{n}</b>{_e(label)}</div>" for label, n in cards) + "</div>",
         "<h2>Subagents</h2>", _subagents(records),
         "<h2>Blocks</h2>", _table(by("hook_block"), ["ts", "gate", "hook_event", "agent_id", "reason"]),
+        "<h2>Why each refusal</h2>", _explained(decisions, records, root),
+        "<h2>Monitor mode: what would have been blocked</h2>", _monitor(by("would_block")),
         "<h2>Released unverified</h2>",
         _table(by("hook_force_allow"), ["ts", "gate", "hook_event", "agent_id", "count", "reason"]),
         "<h2>Worker diagnostics</h2>",
@@ -113,6 +117,37 @@ def render(session_id: str, records: list[dict[str, Any]], root: Path) -> str:
         "</body></html>",
     ]
     return "\n".join(parts)
+
+
+def _explained(decisions: list[dict[str, Any]], records: list[dict[str, Any]], root: Path) -> str:
+    """`hookgate explain` of every refused (or, in monitor mode, would-be refused) call."""
+    from hookgate.explain import calls, explain, text
+
+    shown = [call for call in calls(decisions) if call.refused or call.would_block]
+    if not shown:
+        return "<p class='muted'>none</p>"
+    parts = []
+    for call in shown:
+        explained = explain(call, root, records)
+        rule = explained["rule"] or {}
+        parts.append(
+            f"<section class='explain' data-tool-use-id='{_e(call.decision.get('tool_use_id') or '')}' "
+            f"data-verdict='{_e(call.decision.get('decision'))}' data-gate='{_e(explained['gates'] and _gate(explained))}' "
+            f"data-rule='{_e(rule.get('key', ''))}'><pre>{_e(text(explained))}</pre></section>")
+    return "".join(parts)
+
+
+def _gate(explained: dict[str, Any]) -> str:
+    decision = [g["id"] for g in explained["gates"] if g["verdict"] in ("block", "retry", "ask")]
+    return (explained["monitor"]["would_block"] or decision or [""])[0]
+
+
+def _monitor(would: list[dict[str, Any]]) -> str:
+    if not would:
+        return "<p class='muted'>none (no gate runs in monitor mode, or none would have refused)</p>"
+    counts = Counter(str(r.get("gate")) for r in would)
+    head = "".join(f"<div class='card monitor' data-gate='{_e(g)}'><b>{n}</b>{_e(g)}</div>" for g, n in counts.most_common())
+    return f"<div class='cards'>{head}</div>" + _table(would, ["ts", "gate", "hook_event", "agent_id", "kind", "reason"])
 
 
 def _subagents(records: list[dict[str, Any]]) -> str:

@@ -36,4 +36,25 @@ def main(args: list[str]) -> int:
         env["HOOKGATE_PROJECT_DIR"] = str(ns.project.resolve())
     holder = PolicyHolder(lambda: load_policy(None, env), log)
     watch_set = None if ns.no_reload else WatchSet(holder.policy.project, Path.home())
-    return Server(transport, holder, watch_set=watch_set, log=log).serve()
+    exporter = _telemetry(str(holder.policy.project.root), env, log)
+    try:
+        return Server(transport, holder, watch_set=watch_set, log=log).serve()
+    finally:
+        if exporter is not None:
+            exporter.shutdown()
+
+
+def _telemetry(project: str, env: dict[str, str], log) -> object | None:
+    """OpenTelemetry export of every decision, when configured (hookgate.otel)."""
+    try:
+        from hookgate.hookcall import DECISION_LISTENERS
+        from hookgate.otel import exporter_for
+
+        exporter = exporter_for(project, env, log)
+    except Exception as exc:  # export is never a reason not to serve
+        log(f"OpenTelemetry export is off: {type(exc).__name__}: {exc}")
+        return None
+    if exporter is not None:
+        DECISION_LISTENERS.append(exporter.listener)
+        log(f"exporting decisions to {exporter.url}")
+    return exporter

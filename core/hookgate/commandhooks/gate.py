@@ -87,6 +87,10 @@ class CommandHooks:
                 blocks.append(decision.reason or default)
             elif specific.permissionDecision == "deny":
                 blocks.append(specific.permissionDecisionReason or decision.reason or default)
+            if decision.decision == "block" or specific.permissionDecision == "deny":
+                # which handler refused, for `hookgate explain`
+                ctx.record("command_hook_block", command=handler.command, file=handler.file, where=handler.where,
+                           matcher=handler.matcher)
             contexts += filter(None, [decision.additionalContext, specific.additionalContext])
             messages += filter(None, [decision.systemMessage])
         if blocks and not self.can_block:

@@ -8,6 +8,7 @@ from typing import Literal
 import msgspec
 
 FailMode = Literal["open", "closed"]
+Mode = Literal["enforce", "monitor"]
 
 # The checks a stage schema and a report format may name. The pipeline pack implements them
 # (pipeline/stage_checks.py STAGE_CHECKS, pipeline/report_checks.py REPORT_CHECKS; a test holds
@@ -140,6 +141,19 @@ class GateSettings(_Strict, frozen=True):
     timeout: float | None = None
     priority: int | None = None
     block_limit: int | None = None
+    mode: Mode | None = None  # None: the config's top-level `mode`
+
+
+class Explain(_Strict, frozen=True):
+    hint: bool = True  # a refusal's user message names the `hookgate explain` command for it
+
+
+class Otel(_Strict, frozen=True):
+    """OpenTelemetry export from the long-running cores; the OTEL_EXPORTER_OTLP_* variables win."""
+
+    endpoint: str = ""  # OTLP/HTTP base URL, e.g. http://127.0.0.1:4318 ("" : only the environment's)
+    queue: int = 2048  # decisions waiting for export; beyond it they are dropped and counted
+    timeout: float = 2.0  # seconds one export may take
 
 
 class Policies(_Strict, frozen=True):
@@ -169,8 +183,11 @@ class Config(_Strict, frozen=True):
     # "godotmaker": keep the pipeline state in GodotMaker's `.godotmaker/`, in its formats
     # (store/layout.py); without it, a project with `.godotmaker/` and no `.hookgate/` is one too
     compat: Literal["godotmaker"] | None = None
+    mode: Mode = "enforce"  # monitor: every gate decides and records, none stops the agent
     state_dir: str | None = None
     gates: dict[str, GateSettings] = {}
     pipeline: Pipeline = Pipeline()
     policies: Policies = Policies()
     effect: Effect = Effect()
+    explain: Explain = Explain()
+    otel: Otel = Otel()

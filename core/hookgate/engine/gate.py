@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .loop import Decision
 
 FailMode = Literal["open", "closed"]
+Mode = Literal["enforce", "monitor"]
 
 _STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
 
@@ -40,6 +41,7 @@ class Gate(msgspec.Struct, frozen=True, kw_only=True):
     timeout: float = 5.0
     may_block: bool = False
     fail_mode: FailMode = "open"
+    mode: Mode = "enforce"  # monitor: decides and records `would_block`; the agent is not stopped
     block_limit: BlockLimit | None = None
     # runtime capabilities the gate relies on (see parity); e.g. "subagent_identity:PreToolUse"
     needs: tuple[str, ...] = ()

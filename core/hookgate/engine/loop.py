@@ -29,6 +29,10 @@ class Decision(msgspec.Struct, frozen=True, kw_only=True):
     blocked_by: tuple[str, ...] = ()
     forced: tuple[str, ...] = ()  # gates whose block the bound released: outcome `unverified`
     failed: tuple[str, ...] = ()
+    # every gate that ran, in order: (gate id, the kind it answered, its reason); what explain
+    # and the recorded events show. A monitored gate's own answer is kept here, not what it became.
+    ran: tuple[tuple[str, str, str | None], ...] = ()
+    monitored: tuple[str, ...] = ()  # monitor-mode gates that would have refused: recorded `would_block`
 
 
 class Engine:
@@ -67,8 +71,13 @@ class Engine:
         blocked: list[str] = []
         forced: list[str] = []
         failed: list[str] = []
+        ran: list[tuple[str, str, str | None]] = []
+        monitored: list[str] = []
         for gate in self.gates_for(event):
             verdict = self._run(gate, event, ctx, failed)
+            ran.append((gate.id, verdict.kind, getattr(verdict, "reason", None)))
+            if gate.mode == "monitor" and not isinstance(verdict, (Allow, ContextVerdict)):
+                verdict = _monitored(gate, verdict, ctx, monitored)
             if isinstance(verdict, Refusal) and verdict.refuses and gate.block_limit is not None:
                 verdict = self._bound(gate, verdict, event, ctx, forced)
             if isinstance(verdict, Refusal) and verdict.refuses:
@@ -78,7 +87,8 @@ class Engine:
                 event = msgspec.structs.replace(event, tool_input=verdict.updated_input)
             verdicts.append(verdict)
         decision = Decision(
-            verdict=combine(verdicts), blocked_by=tuple(blocked), forced=tuple(forced), failed=tuple(failed)
+            verdict=combine(verdicts), blocked_by=tuple(blocked), forced=tuple(forced), failed=tuple(failed),
+            ran=tuple(ran), monitored=tuple(monitored),
         )
         if isinstance(event, PermissionRequest) and isinstance(decision.verdict, Modify):
             decision = self._judge_rewrite(event, decision, ctx)
@@ -95,13 +105,18 @@ class Engine:
         if not judged.verdict.refuses and not isinstance(judged.verdict, Modify):
             judged = msgspec.structs.replace(judged, verdict=decision.verdict)
         return Decision(verdict=judged.verdict, blocked_by=decision.blocked_by + judged.blocked_by,
-                        forced=decision.forced + judged.forced, failed=decision.failed + judged.failed)
+                        forced=decision.forced + judged.forced, failed=decision.failed + judged.failed,
+                        ran=decision.ran + judged.ran, monitored=decision.monitored + judged.monitored)
 
     def fail(self, event_name: str, error: str, ctx: Context) -> Decision:
         """The payload itself could not be read. The gates that would have run decide: if any of
         them fails closed, the action is blocked; otherwise it goes ahead."""
         ctx.record("hook_error", gate=None, hook_event=event_name or None, error=error)
         gates = {g.id: g for g, _ in self._by_event.get(event_name, ()) if g.fail_mode == "closed"}
+        watched = sorted(gid for gid, g in gates.items() if g.mode == "monitor")
+        for gid in watched:  # monitor mode: a fail-closed gate is open, and says what it would have done
+            ctx.record("would_block", gate=gid, kind="block", reason=error)
+            del gates[gid]
         # a bounded gate keeps its bound here too, or a runtime that keeps sending an unreadable
         # Stop would be held forever
         closed = sorted(gid for gid, g in gates.items()
@@ -167,3 +182,14 @@ class Engine:
                 ctx.record("gate_error", gate=observer.id, error=f"{type(exc).__name__}: {exc}", fail_mode="open")
                 ctx.warn(f"hookgate: observer {observer.id} failed ({type(exc).__name__}: {exc})")
 
+
+def _monitored(gate: Gate, verdict: Verdict, ctx: Context, monitored: list[str]) -> Verdict:
+    """Monitor mode: the gate's refusal (or rewrite) is recorded, and the call goes ahead as asked;
+    what it tells the model or the user still reaches them."""
+    if isinstance(verdict, Refusal):
+        monitored.append(gate.id)
+        ctx.record("would_block", gate=gate.id, kind=verdict.kind, reason=verdict.reason)
+    else:
+        ctx.record("would_modify", gate=gate.id, kind=verdict.kind)
+    context = verdict.context
+    return ContextVerdict(context=context, message=verdict.message) if context else Allow(message=verdict.message)

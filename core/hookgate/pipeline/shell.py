@@ -1,54 +1,40 @@
-"""Which files a shell command writes, read with a shell lexer (no regex over the whole string).
+"""Which files a shell command writes, read the way bash would run it, before it runs.
 
-The lexer follows POSIX token recognition: quotes and backslashes, operators and redirections
-(with their fd numbers), comments, here-documents, and `$(...)`, backquotes and `<(...)`, whose
-contents are commands of their own and are read the same way. A word is *literal* when nothing in
-it is expanded by the shell at run time ($VAR, $(...), backquotes); only literal targets can be
-judged, the others are reported as unknown.
+The command is lexed (shell_lexer.py) and walked command by command with what the shell will
+know by then: variables assigned earlier in the same command (`p=PLAN.md; echo x > $p`, `for f
+in src/*.gd`), the current folder (`cd`, `cd -`, `pushd`/`popd`, `~+`, subshells), braces and
+globs expanded against the real filesystem at the call's cwd (`{PLAN,STRUCTURE}.md`, `src/*`).
+What each program writes is in shell_programs.py.
 
-Writes found:
-  - redirections: >  >>  >|  &>  &>>  <>  N>  N>>  and >&FILE (not >&2: that duplicates a stream);
-  - commands by what they write: touch mkdir rm rmdir unlink shred truncate tee (their operands),
-    cp mv install ln (the destination, and mv its sources), sed -i / perl -i (the files),
-    dd of=, sort -o, curl -o, wget -O, find -delete / -exec (the starting points);
-  - python -c CODE and python reading a here-document: literal open(..., "w"/"a"/"x"/"+"),
-    pathlib writes, os/shutil removals, renames and copies;
-  - apply_patch (Codex's patch tool run from a shell): the files the patch names;
-  - wrappers are looked through (sudo, env, nohup, time, nice, timeout, command, exec, stdbuf),
-    and `sh -c STRING`, `bash -c`, `eval` are read as commands; `cd DIR` moves where relative
-    targets land for the rest of its group.
+The answer is two lists: the files written (absolute paths) and the targets that cannot be
+known before the command runs (a variable set outside the command, a program that writes on its
+own such as `git checkout` or `make`, code an interpreter reads from a pipe, a command this
+reader cannot read at all). An unknown target is never taken as harmless: shell_writes.py
+decides what to do with it.
 """
 
 from __future__ import annotations
 
+import glob as globbing
 import os
 import re
+from itertools import product
 from typing import Iterator, NamedTuple
 
-from ..formats.apply_patch import touched_files
+from . import shell_programs
+from .shell_lexer import Heredoc, Op, Part, ShellSyntaxError, Token, Word, is_separator, lex
 
-DEVICES = ("/dev/", "/proc/self/fd/")
+MAX_COMMAND_CHARS = 100 * 1024   # longer commands are not read: unknown
+MAX_SCRIPT_DEPTH = 8             # sh -c inside sh -c inside ... deeper than this: unknown
+MAX_FIELDS = 512                 # a word expanding to more words than this (a huge glob): unknown
+# device files a write to is no write to any file (`/dev/fd/N` is an open stream of the command)
+DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero", "/dev/fd/",
+           "/proc/self/fd/")
 _REDIRECT_WRITES = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
-_OPERATORS = sorted(["&&", "||", ";;", ";&", "|&", ">>", "<<<", "<<-", "<<", ">&", "<&", "&>>", "&>", ">|", "<>",
-                     "|", "&", ";", "(", ")", "<", ">"], key=len, reverse=True)
-_SEPARATORS = frozenset({"&&", "||", ";;", ";&", "|&", "|", "&", ";", "\n"})
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "case", "esac", "{", "}",
-                       "!", "function", "select", "in"})
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
-
-
-class ShellSyntaxError(ValueError):
-    """The command is not valid shell (an unclosed quote or substitution): the shell would not run it."""
-
-
-class Word(NamedTuple):
-    text: str
-    literal: bool
-
-
-class Op(NamedTuple):
-    text: str
+                       "!", "function", "in", "time"})
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")
+_DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 
 class Write(NamedTuple):
@@ -59,560 +45,431 @@ class Write(NamedTuple):
 
 
 class Unknown(NamedTuple):
-    target: str    # a target whose value is only known when the shell runs
+    target: str    # what cannot be known before the shell runs (a target, a program, the command)
     command: str
 
 
-# -- the lexer ----------------------------------------------------------------------------------
-
-class _Lexer:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.i = 0
-        self.tokens: list[Word | Op] = []
-        self.substitutions: list[str] = []  # bodies of $(...), `...`, <(...), >(...)
-        self.heredocs: list[str] = []       # bodies, in the order their << appear
-        self._pending: list[tuple[str, bool]] = []  # (delimiter, strip tabs) waiting for the next newline
-
-    def run(self) -> "_Lexer":
-        text = self.text
-        word: list[str] = []
-        literal, started = True, False
-
-        def end_word() -> None:
-            nonlocal word, literal, started
-            if started:
-                self.tokens.append(Word("".join(word), literal))
-            word, literal, started = [], True, False
-
-        while self.i < len(text):
-            c = text[self.i]
-            if c in " \t":
-                end_word()
-                self.i += 1
-            elif c == "\n":
-                end_word()
-                self.tokens.append(Op("\n"))
-                self.i += 1
-                self._read_heredocs()
-            elif c == "#" and not started:
-                while self.i < len(text) and text[self.i] != "\n":
-                    self.i += 1
-            elif c == "\\":
-                if text.startswith("\n", self.i + 1):
-                    self.i += 2  # a line continuation
-                    continue
-                word.append(text[self.i + 1:self.i + 2])
-                started = True
-                self.i += 2
-            elif c == "'":
-                end = text.find("'", self.i + 1)
-                if end < 0:
-                    raise ShellSyntaxError("unclosed single quote")
-                word.append(text[self.i + 1:end])
-                started = True
-                self.i = end + 1
-            elif c == '"':
-                part, expands = self._double_quoted()
-                word.append(part)
-                literal &= not expands
-                started = True
-            elif c == "$" or c == "`":
-                word.append(self._expansion())
-                literal, started = False, True
-            elif c in "<>" and text.startswith("(", self.i + 1):
-                end_word()
-                self.i += 1
-                self.substitutions.append(self._balanced("(", ")"))
-                self.tokens.append(Word("<process substitution>", False))
-            elif c in "|&;<>()":
-                op = next(o for o in _OPERATORS if text.startswith(o, self.i))
-                digits = "".join(word)
-                if op[0] in "<>" and started and literal and digits.isdigit():
-                    word, started = [], False  # an fd number: `2>` is one redirection
-                    op = digits + op
-                else:
-                    end_word()
-                self.tokens.append(Op(op))
-                self.i += len(op) - (len(digits) if op[:1].isdigit() else 0)
-                if op.lstrip("0123456789") in ("<<", "<<-"):
-                    self._note_heredoc(op.endswith("-"))
-            else:
-                word.append(c)
-                started = True
-                self.i += 1
-        end_word()
-        if self._pending:
-            self.heredocs.extend("" for _ in self._pending)  # an unterminated here-document is empty
-        return self
-
-    def _double_quoted(self) -> tuple[str, bool]:
-        text, out, expands = self.text, [], False
-        self.i += 1
-        while self.i < len(text):
-            c = text[self.i]
-            if c == '"':
-                self.i += 1
-                return "".join(out), expands
-            if c == "\\" and text[self.i + 1:self.i + 2] in ('"', "\\", "$", "`", "\n"):
-                out.append(text[self.i + 1] if text[self.i + 1] != "\n" else "")
-                self.i += 2
-            elif c in "$`":
-                out.append(self._expansion())
-                expands = True
-            else:
-                out.append(c)
-                self.i += 1
-        raise ShellSyntaxError("unclosed double quote")
-
-    def _expansion(self) -> str:
-        """$name, ${...}, $(...), $((...)), `...`: returned as written; command bodies are kept."""
-        text, start = self.text, self.i
-        if text[self.i] == "`":
-            end = self.i + 1
-            while end < len(text) and text[end] != "`":
-                end += 2 if text[end] == "\\" else 1
-            if end >= len(text):
-                raise ShellSyntaxError("unclosed backquote")
-            self.substitutions.append(text[self.i + 1:end].replace("\\`", "`"))
-            self.i = end + 1
-        elif text.startswith("$((", self.i):
-            self.i += 1
-            self._balanced("(", ")")  # arithmetic: no command inside worth reading
-        elif text.startswith("$(", self.i):
-            self.i += 1
-            self.substitutions.append(self._balanced("(", ")"))
-        elif text.startswith("${", self.i):
-            self.i += 1
-            self._balanced("{", "}")
-        else:
-            self.i += 1
-            name = _NAME.match(text, self.i)
-            if name:
-                self.i = name.end()
-            elif self.i < len(text) and text[self.i] in "@*#?$!-0123456789":
-                self.i += 1  # a special parameter: $@, $?, $1, ...
-        return text[start:self.i]
-
-    def _balanced(self, open_: str, close: str) -> str:
-        """The text between the bracket at self.i and its match (quotes respected)."""
-        text, depth, start = self.text, 0, self.i
-        while self.i < len(text):
-            c = text[self.i]
-            if c in "'\"":
-                end = text.find(c, self.i + 1)
-                self.i = len(text) if end < 0 else end + 1
-                continue
-            if c == "\\":
-                self.i += 2
-                continue
-            if c == open_:
-                depth += 1
-            elif c == close:
-                depth -= 1
-                if depth == 0:
-                    self.i += 1
-                    return text[start + 1:self.i - 1]
-            self.i += 1
-        raise ShellSyntaxError(f"unclosed {open_}")
-
-    def _note_heredoc(self, strip_tabs: bool) -> None:
-        rest = self.text[self.i:]
-        match = re.match(r"[ \t]*((?:'[^']*'|\"[^\"]*\"|[^\s;&|<>()])+)", rest)
-        if match:
-            self._pending.append((re.sub(r"['\"\\]", "", match.group(1)), strip_tabs))
-
-    def _read_heredocs(self) -> None:
-        for delimiter, strip_tabs in self._pending:
-            body: list[str] = []
-            while self.i < len(self.text):
-                end = self.text.find("\n", self.i)
-                end = len(self.text) if end < 0 else end
-                line = self.text[self.i:end]
-                self.i = end + 1
-                if (line.lstrip("\t") if strip_tabs else line) == delimiter:
-                    break
-                body.append(line)
-            self.heredocs.append("\n".join(body))
-        self._pending = []
-
-
-# -- from tokens to writes --------------------------------------------------------------------
-
 def shell_writes(command: str, cwd: str) -> tuple[list[Write], list[Unknown]]:
-    """The files `command`, run in `cwd`, would write (absolute paths), and the targets that
-    cannot be known before it runs. Raises ShellSyntaxError for a command the shell would refuse."""
-    writes: list[Write] = []
-    unknown: list[Unknown] = []
-    _read(command, cwd, writes, unknown, depth=0)
-    return writes, unknown
+    """The files `command`, run in `cwd`, would write (absolute paths), and what cannot be known
+    before it runs. Never raises: a command this reader cannot read is one unknown."""
+    reader = Reader()
+    if len(command) > MAX_COMMAND_CHARS:
+        reader.unknown.append(Unknown("a command too long to read", command[:200]))
+    else:
+        reader.read(command, _State(cwd), 0)
+    return reader.writes, reader.unknown
 
 
-def _read(command: str, cwd: str | None, writes: list[Write], unknown: list[Unknown], depth: int) -> None:
-    if depth > 8:
-        return  # a command nesting sh -c inside itself this deep is not worth following
-    lexed = _Lexer(command).run()
-    heredocs = iter(lexed.heredocs)
-    stack: list[str | None] = []
-    for simple in _simple_commands(lexed.tokens, heredocs):
-        if simple.opens:
-            stack.append(cwd)
-        cwd = _command_writes(simple, cwd, writes, unknown, depth)
-        for _ in range(simple.closes):
-            cwd = stack.pop() if stack else cwd
-    for body in lexed.substitutions:
-        _read(body, cwd, writes, unknown, depth + 1)
+# -- what the shell knows at a point of the command ----------------------------------------------
 
+class _State:
+    def __init__(self, cwd: str | None) -> None:
+        self.cwd = cwd
+        self.oldpwd: str | None = None
+        self.dirstack: list[str | None] = []
+        self.vars: dict[str, list[str] | None] = {}  # None: set, but to what only the shell knows
+        self.made_dirs: set[str] = set()              # folders this command creates (mkdir)
+
+    def copy(self) -> "_State":
+        other = _State(self.cwd)
+        other.oldpwd, other.dirstack, other.vars = self.oldpwd, list(self.dirstack), dict(self.vars)
+        other.made_dirs = self.made_dirs  # shared: a folder made in a subshell exists afterwards
+        return other
+
+    def absolute(self, path: str) -> str | None:
+        if os.path.isabs(path):
+            return os.path.normpath(path)
+        return None if self.cwd is None else os.path.normpath(os.path.join(self.cwd, path))
+
+    def value(self, name: str) -> list[str] | None:
+        if name in self.vars:
+            return self.vars[name]
+        if name == "HOME":
+            return [os.path.expanduser("~")]
+        if name == "PWD":
+            return None if self.cwd is None else [self.cwd]
+        if name == "OLDPWD":
+            return None if self.oldpwd is None else [self.oldpwd]
+        return None  # set outside this command: only the running shell knows it
+
+    def is_dir(self, path: str) -> bool:
+        return path in self.made_dirs or os.path.isdir(path)
+
+
+# -- expansion: braces, tilde, parameters, word splitting, globs -----------------------------------
+
+def expand(token: Token, state: _State, split: bool = True) -> list[Word]:
+    """The words `token` becomes, as far as they are known before the command runs."""
+    alternatives = [_braces(p.text) if p.kind == "lit" else [p.text] for p in token.parts]
+    combos = list(product(*alternatives)) if len(alternatives) < 20 else [tuple(p.text for p in token.parts)]
+    if len(combos) > MAX_FIELDS:
+        return [Word(token.text, False)]
+    words: list[Word] = []
+    for combo in combos:
+        parts = [Part(p.kind, text) for p, text in zip(token.parts, combo)]
+        fields = _parameters(parts, state, split)
+        if fields is None:
+            words.append(Word(token.text, False))
+            continue
+        for chunks in fields:
+            words.extend(_glob(chunks, state))
+    if len(words) > MAX_FIELDS:
+        return [Word(token.text, False)]
+    return words
+
+
+def _parameters(parts: list[Part], state: _State, split: bool) -> list[list[tuple[str, bool]]] | None:
+    """Fields of (text, globbable) chunks, or None when a value is unknown."""
+    fields: list[list[tuple[str, bool]]] = [[]]
+    for index, part in enumerate(parts):
+        if part.kind == "lit":
+            text = _tilde(part.text, state) if index == 0 else part.text
+            if text is None:
+                return None
+            fields = [f + [(text, True)] for f in fields]
+        elif part.kind == "quoted":
+            fields = [f + [(part.text, False)] for f in fields]
+        elif part.kind in ("param", "qparam"):
+            values = state.value(part.text)
+            if values is None:
+                return None
+            unquoted = part.kind == "param"  # "$f" is neither split nor globbed
+            new_fields: list[list[tuple[str, bool]]] = []
+            for field in fields:
+                for value in values:
+                    pieces = value.split() if split and unquoted and part.text != "@" else [value]
+                    if not pieces:
+                        new_fields.append(field)
+                        continue
+                    new_fields.append(field + [(pieces[0], unquoted)])
+                    new_fields.extend([[(piece, unquoted)] for piece in pieces[1:]])
+            fields = new_fields
+        else:
+            return None
+        if len(fields) > MAX_FIELDS:
+            return None
+    return fields
+
+
+def _tilde(text: str, state: _State) -> str | None:
+    if not text.startswith("~"):
+        return text
+    head, sep, rest = text.partition("/")
+    if head == "~+":
+        base = state.cwd
+    elif head == "~-":
+        base = state.oldpwd
+    else:
+        base = os.path.expanduser(head)
+        if base == head:
+            return text
+    return None if base is None else base + sep + rest
+
+
+def _glob(chunks: list[tuple[str, bool]], state: _State) -> list[Word]:
+    text = "".join(t for t, _ in chunks)
+    if not any(g and re.search(r"[*?\[]", t) for t, g in chunks):
+        return [Word(text, True)]
+    pattern = "".join(t if g else globbing.escape(t) for t, g in chunks)
+    if not os.path.isabs(pattern):
+        if state.cwd is None:
+            return [Word(text, False)]
+        matches = sorted(globbing.glob(pattern, root_dir=state.cwd))
+    else:
+        matches = sorted(globbing.glob(pattern))
+    if len(matches) > MAX_FIELDS:
+        return [Word(text, False)]
+    return [Word(m, True) for m in matches] or [Word(text, True)]  # no match: bash keeps the word
+
+
+_BRACE = re.compile(r"(?<!\$)\{([^{}]*)\}")
+
+
+def _braces(text: str) -> list[str]:
+    """Brace expansion of unquoted text: {a,b} and {1..3}, innermost first."""
+    for match in _BRACE.finditer(text):
+        inner = match.group(1)
+        if "," in inner:
+            options = _split_commas(inner)
+        else:
+            seq = re.fullmatch(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([a-zA-Z])\.\.([a-zA-Z])", inner)
+            if not seq:
+                continue
+            if seq.group(4):
+                a, b = ord(seq.group(4)), ord(seq.group(5))
+                options = [chr(c) for c in (range(a, b + 1) if a <= b else range(a, b - 1, -1))]
+            else:
+                a, b, step = int(seq.group(1)), int(seq.group(2)), abs(int(seq.group(3) or 1)) or 1
+                options = [str(n) for n in (range(a, b + 1, step) if a <= b else range(a, b - 1, -step))]
+            if len(options) > MAX_FIELDS:
+                return [text]
+        head, tail = text[:match.start()], text[match.end():]
+        out: list[str] = []
+        for option in options:
+            out.extend(_braces(head + option + tail))
+            if len(out) > MAX_FIELDS:
+                return [text]
+        return out
+    return [text]
+
+
+def _split_commas(text: str) -> list[str]:
+    return text.split(",")
+
+
+# -- from tokens to simple commands ------------------------------------------------------------------
 
 class _Simple(NamedTuple):
-    words: list[Word]
-    redirects: list[tuple[str, Word | None, str | None]]  # operator, target, here-document body
-    opens: bool
-    closes: int
+    tokens: list[Token]
+    redirects: list[tuple[str, Token | None, Heredoc | None]]  # operator, target, here-document
+    opens: bool      # a subshell `(` starts before it
+    closes: int      # subshells that end after it
+    piped: bool      # its stdin is the previous command's output
 
 
-def _simple_commands(tokens: list[Word | Op], heredocs: Iterator[str]) -> Iterator[_Simple]:
-    words: list[Word] = []
-    redirects: list[tuple[str, Word | None, str | None]] = []
-    opens = False
+def _simple_commands(tokens: list, heredocs: Iterator[Heredoc]) -> Iterator[_Simple]:
+    words: list[Token] = []
+    redirects: list[tuple[str, Token | None, Heredoc | None]] = []
+    opens, piped = False, False
+    case = ""  # inside `case WORD in`: "header" until `in`, "pattern" until `)`, "" in a branch
     items = iter(tokens)
     for token in items:
-        if isinstance(token, Word):
+        if case and not (isinstance(token, Token) and token.literal and token.text == "esac"):
+            if case == "header" and isinstance(token, Token) and token.literal and token.text == "in":
+                case = "pattern"
+            elif case == "pattern" and isinstance(token, Op) and token.text == ")":
+                case = ""
+            continue  # the case word and its patterns are matched, not run
+        if isinstance(token, Token):
+            if not words and token.literal and token.text == "case":
+                case = "header"
+                continue
+            if token.literal and token.text == "esac":
+                case = ""
             if not words and token.literal and token.text in _RESERVED:
                 continue
             words.append(token)
             continue
         op = token.text
-        if op in _SEPARATORS or op in ("(", ")"):
+        if op in (";;", ";&", ";;&"):
+            case = "pattern"
+        in_test = bool(words) and words[0].literal and words[0].text == "[["
+        if in_test and op in ("<", ">"):
+            words.append(Token((Part("lit", op),)))  # [[ a > b ]] compares strings
+            continue
+        if is_separator(op) or op in ("(", ")"):
             if words or redirects or op == ")":
-                yield _Simple(words, redirects, opens, 1 if op == ")" else 0)
+                yield _Simple(words, redirects, opens, 1 if op == ")" else 0, piped)
                 words, redirects, opens = [], [], False
+                piped = op in ("|", "|&")
+            elif op in ("|", "|&"):
+                piped = True
+            else:
+                piped = False
             opens = opens or op == "("
             continue
-        target = next(items, None)
-        target_word = target if isinstance(target, Word) else None
-        body = next(heredocs, "") if op.lstrip("0123456789") in ("<<", "<<-") else None
-        if op.lstrip("0123456789") == "<<<" and target_word is not None:
-            body = target_word.text
-        redirects.append((op, target_word, body))
-    if words or redirects:
-        yield _Simple(words, redirects, opens, 0)
-
-
-def _command_writes(simple: _Simple, cwd: str | None, writes: list[Write], unknown: list[Unknown],
-                    depth: int) -> str | None:
-    """Note this simple command's writes; return the cwd for the commands after it."""
-    words = list(simple.words)
-    while words and words[0].literal and _ASSIGNMENT.match(words[0].text):
-        words.pop(0)
-    shown = " ".join(w.text for w in simple.words)[:200]
-
-    def target(word: Word | None, via: str, tree: bool = False, validated: bool = False) -> None:
-        if word is None:
-            return
-        if not word.literal:
-            unknown.append(Unknown(word.text, via))
-            return
-        path = os.path.expanduser(word.text)
-        if os.path.isabs(path):
-            writes.append(Write(os.path.normpath(path), via, tree, validated))
-        elif cwd is None:
-            unknown.append(Unknown(word.text, via))
-        else:
-            writes.append(Write(os.path.normpath(os.path.join(cwd, path)), via, tree, validated))
-
-    stdin_bodies: list[str] = []
-    for op, word, body in simple.redirects:
         bare = op.lstrip("0123456789")
-        if bare in _REDIRECT_WRITES or (bare == ">&" and word is not None and not re.fullmatch(r"\d+-?|-", word.text)):
-            target(word, f"{shown} {op} {word.text if word else ''}".strip())
-        if body is not None:
-            stdin_bodies.append(body)
+        target = None if bare in ("<<", "<<-") else next(items, None)  # a delimiter was read by the lexer
+        target_token = target if isinstance(target, Token) else None
+        document = next(heredocs, Heredoc("", False)) if bare in ("<<", "<<-") else None
+        if bare == "<<<" and target_token is not None:
+            document = Heredoc(target_token.text, False)
+        redirects.append((op, target_token, document))
+    if words or redirects:
+        yield _Simple(words, redirects, opens, 0, piped)
 
-    words = _unwrap(words)
-    if not words:
-        return cwd
-    name = os.path.basename(words[0].text) if words[0].literal else ""
-    args = words[1:]
-    if name in ("cd", "pushd"):
-        operands = [a for a in args if not (a.literal and a.text.startswith("-") and a.text != "-")]
-        if not operands:
-            return None  # $HOME or the previous directory: not the project's business to guess
-        dest = operands[0]
-        if not dest.literal or dest.text == "-":
-            return None
-        path = os.path.expanduser(dest.text)
-        if not os.path.isabs(path):
-            if cwd is None:
-                return None
-            path = os.path.join(cwd, path)
-        return os.path.normpath(path)
-    if name in _SHELLS:
-        script = _shell_script(args)
-        if script is not None:
-            if script.literal:
-                _read(script.text, cwd, writes, unknown, depth + 1)
+
+# -- the reader ------------------------------------------------------------------------------------
+
+class Reader:
+    def __init__(self) -> None:
+        self.writes: list[Write] = []
+        self.unknown: list[Unknown] = []
+
+    def read(self, command: str, state: _State, depth: int) -> None:
+        """Read `command` (a whole command line, or the script of `sh -c`) run from `state`."""
+        if depth > MAX_SCRIPT_DEPTH:
+            self.unknown.append(Unknown("shell scripts nested too deep to follow", command[:200]))
+            return
+        try:
+            lexed = lex(command, depth)
+        except (ShellSyntaxError, RecursionError) as exc:
+            self.unknown.append(Unknown(f"a command hookgate cannot read ({exc})", command[:200]))
+            return
+        start = state.copy()
+        stack: list[_State] = []
+        for simple in _simple_commands(lexed.tokens, iter(lexed.heredocs)):
+            if simple.opens:
+                stack.append(state)
+                state = state.copy()
+            self._simple(simple, state, depth)
+            for _ in range(simple.closes):
+                state = stack.pop() if stack else state
+        for body in lexed.substitutions:
+            self.read(body, start.copy(), depth + 1)
+            if state.cwd != start.cwd:
+                self.read(body, state.copy(), depth + 1)
+
+    def _simple(self, simple: _Simple, state: _State, depth: int) -> None:
+        tokens = list(simple.tokens)
+        assignments: list[tuple[str, Token]] = []
+        while tokens and _assignment(tokens[0]):
+            assignments.append(_assignment(tokens[0]))  # type: ignore[arg-type]
+            tokens.pop(0)
+        shown = " ".join(t.text for t in simple.tokens)[:200]
+        words = [w for t in tokens for w in expand(t, state)]
+        call = Call(self, state, shown, depth)
+
+        stdin: list[Heredoc] = []
+        for op, target, document in simple.redirects:
+            bare = op.lstrip("0123456789")
+            if target is not None and (bare in _REDIRECT_WRITES or (bare == ">&" and not re.fullmatch(
+                    r"\d+-?|-", target.text))):
+                for word in expand(target, state, split=False):
+                    call.target(word, via=f"{shown} {op} {target.text}".strip())
+            if document is not None:
+                stdin.append(document)
+            elif bare in ("<", "<&") and target is not None:
+                call.stdin_file = True
+        call.stdin = stdin
+        call.piped = simple.piped
+
+        if not words:
+            for name, value in assignments:  # `p=PLAN.md`: known to the commands after it
+                state.vars[name] = _value(value, state)
+            return
+        child = state.copy()
+        for name, value in assignments:      # `VAR=x cmd`: only cmd (and shells it runs) see it
+            child.vars[name] = _value(value, state)
+        call.child = child
+        if not self._builtin(words, tokens, state, call):
+            shell_programs.program_writes(words, call)
+
+    def _builtin(self, words: list[Word], tokens: list[Token], state: _State, call: "Call") -> bool:
+        """Builtins that change what the shell knows (folder, variables); True when handled."""
+        name = words[0].text if words[0].literal else ""
+        args = words[1:]
+        if name in ("cd", "pushd", "popd"):
+            _change_dir(name, args, state)
+            return True
+        if name in _DECLARERS:
+            for token in tokens[1:]:
+                found = _assignment(token)
+                if found:
+                    state.vars[found[0]] = _value(found[1], state)
+            return True
+        if name in ("read", "mapfile", "readarray", "unset", "getopts"):
+            for arg in args:
+                if arg.literal and re.fullmatch(r"[A-Za-z_]\w*", arg.text):
+                    state.vars[arg.text] = None
+            return True
+        if name in ("for", "select") and len(args) >= 1 and args[0].literal:
+            var = args[0].text
+            if len(args) >= 2 and args[1].literal and args[1].text == "in":
+                values = args[2:]
+                state.vars[var] = [v.text for v in values] if all(v.literal for v in values) else None
             else:
-                unknown.append(Unknown(script.text, shown))
-        for body in stdin_bodies:
-            _read(body, cwd, writes, unknown, depth + 1)  # `bash <<EOF` runs the document
-        return cwd
-    if name == "eval":
-        if all(a.literal for a in args):
-            _read(" ".join(a.text for a in args), cwd, writes, unknown, depth + 1)
-        else:
-            unknown.append(Unknown(shown, shown))
-        return cwd
-    if name == "hookgate":
-        for word, validated in _hookgate_targets(args):
-            target(word, shown, validated=validated)
-        return cwd
-    for word, tree in _command_targets(name, args, stdin_bodies):
-        target(word, shown, tree)
-    return cwd
+                state.vars[var] = None  # `for f; do`: the positional parameters
+            return True
+        return False
 
 
-# hookgate's own commands that change the pipeline state: (command, action) -> the file
-_HOOKGATE_WRITES = {("role", "set"): "current_role", ("role", "clear"): "current_role",
-                    ("stage", "complete"): "stage.jsonl"}
+def _assignment(token: Token) -> tuple[str, Token] | None:
+    first = token.parts[0] if token.parts else None
+    if first is None or first.kind != "lit":
+        return None
+    match = _ASSIGNMENT.match(first.text)
+    if not match:
+        return None
+    rest = first.text[match.end():]
+    parts = ((Part("lit", rest),) if rest else ()) + token.parts[1:]
+    return match.group(1), Token(parts)
 
 
-def _hookgate_targets(args: list[Word]) -> list[tuple[Word, bool]]:
-    """`hookgate role set|clear` writes the active role and `hookgate stage complete` the stage log
-    (after validating it): subagents may do neither, as they may not write those files."""
-    project = _option_values(args, frozenset({"--project"}))
-    words = [a.text for a in args if a.literal and not a.text.startswith("-") and a not in project]
-    name = _HOOKGATE_WRITES.get(tuple(words[:2]))  # type: ignore[arg-type]
-    if name is None:
-        return []
-    folder = project[0] if project else Word(".", True)
-    return [(Word(os.path.join(folder.text, ".hookgate", name), folder.literal), name == "stage.jsonl")]
+def _value(token: Token, state: _State) -> list[str] | None:
+    if not token.parts:
+        return [""]
+    words = expand(token, state, split=False)
+    if not all(w.literal for w in words):
+        return None
+    return [" ".join(w.text for w in words)]
 
 
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
-# wrapper -> its options that take a value (the wrapped command follows)
-_WRAPPERS: dict[str, frozenset[str]] = {
-    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}),
-    "env": frozenset({"-u", "-C", "--unset", "--chdir", "-S"}),
-    "nohup": frozenset(), "command": frozenset(), "builtin": frozenset(), "exec": frozenset({"-a"}),
-    "time": frozenset({"-f", "-o"}), "nice": frozenset({"-n"}), "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
-}
-
-
-def _unwrap(words: list[Word]) -> list[Word]:
-    while words and words[0].literal and os.path.basename(words[0].text) in _WRAPPERS:
-        name = os.path.basename(words[0].text)
-        takes_value = _WRAPPERS[name]
-        rest = words[1:]
-        while rest and rest[0].literal and (rest[0].text.startswith("-") or (name == "env" and "=" in rest[0].text)):
-            option = rest.pop(0).text
-            if option == "--":
-                break
-            if option in takes_value and rest:
-                rest.pop(0)
-        if name == "timeout" and rest:
-            rest.pop(0)  # the duration
-        words = rest
-    return words
-
-
-def _shell_script(args: list[Word]) -> Word | None:
-    """The STRING of `sh -c STRING` (also `-lc`, `-ec`, ...)."""
-    for i, arg in enumerate(args):
-        if not (arg.literal and arg.text.startswith("-")):
-            return None
-        if "c" in arg.text[1:] and not arg.text.startswith("--"):
-            return args[i + 1] if i + 1 < len(args) else None
-    return None
-
-
-# command -> options that take a value (so that their value is not an operand)
-_OPERAND_WRITERS: dict[str, frozenset[str]] = {
-    "touch": frozenset({"-d", "-r", "-t", "--date", "--reference"}),
-    "mkdir": frozenset({"-m", "--mode"}),
-    "rm": frozenset(), "rmdir": frozenset(), "unlink": frozenset(),
-    "shred": frozenset({"-n", "-s", "--iterations", "--size"}),
-    "truncate": frozenset({"-s", "-r", "--size", "--reference"}),
-    "tee": frozenset(),
-}
-_COPIERS: dict[str, frozenset[str]] = {
-    "cp": frozenset({"-S", "--suffix"}), "mv": frozenset({"-S", "--suffix"}), "ln": frozenset({"-S", "--suffix"}),
-    "install": frozenset({"-m", "-o", "-g", "-S", "--mode", "--owner", "--group", "--suffix"}),
-}
-_OPTION_OUTPUTS: dict[str, frozenset[str]] = {
-    "sort": frozenset({"-o", "--output"}), "curl": frozenset({"-o", "--output"}),
-    "wget": frozenset({"-O", "--output-document"}),
-}
-_PYTHON = re.compile(r"python(\d+(\.\d+)?)?|py")
-
-
-def _command_targets(name: str, args: list[Word], stdin_bodies: list[str]) -> list[tuple[Word, bool]]:
-    """(target, whether everything under it may change) for each file this command writes."""
-    if name in _OPERAND_WRITERS:
-        recursive = name == "rmdir" or (name == "rm" and any(_is_recursive_flag(a) for a in args))
-        return [(w, recursive) for w in _operands(args, _OPERAND_WRITERS[name])]
-    if name in _COPIERS:
-        return _copy_targets(name, args)
-    if name in _OPTION_OUTPUTS:
-        return [(w, False) for w in _option_values(args, _OPTION_OUTPUTS[name]) if w.text != "-"]  # "-": stdout
-    if name == "sed":
-        return [(w, False) for w in _in_place_files(args, script_options="efl", value_options="l")]
-    if name == "perl":
-        return [(w, False) for w in _in_place_files(args, script_options="eE", value_options="IMmx")]
-    if name == "dd":
-        return [(Word(a.text[3:], a.literal), False) for a in args if a.text.startswith("of=")]
-    if name == "find":
-        return _find_targets(args)
-    if name == "apply_patch":
-        texts = [a.text for a in args if a.literal] + stdin_bodies
-        return [(Word(path, True), False) for text in texts for path in patch_files(text)]
-    if _PYTHON.fullmatch(name):
-        code = _option_values(args, frozenset({"-c"}))
-        texts = [w.text for w in code if w.literal]
-        if not code and (not args or args[0].text == "-"):
-            texts += stdin_bodies  # python reading its program from a here-document
-        return [(Word(path, True), tree) for text in texts for path, tree in python_writes(text)]
-    return []
-
-
-def _is_recursive_flag(arg: Word) -> bool:
-    text = arg.text
-    return arg.literal and (text == "--recursive" or (text[:2] != "--" and text[:1] == "-" and bool(set(text) & {"r", "R"})))
-
-
-def _operands(args: list[Word], takes_value: frozenset[str]) -> list[Word]:
-    operands: list[Word] = []
-    items = iter(args)
-    options_done = False
-    for arg in items:
-        if not options_done and arg.literal and arg.text.startswith("-") and arg.text != "-":
-            if arg.text == "--":
-                options_done = True
-            elif arg.text in takes_value or (arg.text.split("=")[0] in takes_value and "=" not in arg.text):
-                next(items, None)
-            continue
-        operands.append(arg)
-    return operands
-
-
-def _copy_targets(name: str, args: list[Word]) -> list[tuple[Word, bool]]:
-    target_dir: Word | None = None
-    cleaned: list[Word] = []
-    items = iter(args)
-    for arg in items:
-        if arg.literal and arg.text in ("-t", "--target-directory"):
-            target_dir = next(items, None)
-        elif arg.literal and arg.text.startswith("--target-directory="):
-            target_dir = Word(arg.text.split("=", 1)[1], True)
-        else:
-            cleaned.append(arg)
-    operands = _operands(cleaned, _COPIERS[name])
-    if target_dir is not None:
-        sources, dest = operands, target_dir
-    elif len(operands) >= 2:
-        sources, dest = operands[:-1], operands[-1]
-    elif operands and name == "ln":
-        sources, dest = operands, Word(".", True)  # `ln -s TARGET` links into the current directory
+def _change_dir(name: str, args: list[Word], state: _State) -> None:
+    operands = [a for a in args if not (a.literal and a.text.startswith(("-", "+")) and a.text != "-")]
+    if name == "popd":
+        new = state.dirstack.pop() if state.dirstack else None
+        state.oldpwd, state.cwd = state.cwd, new
+        return
+    if not operands:
+        if name == "pushd":
+            state.cwd = None  # swaps the top two folders of a stack this reader did not see
+            return
+        dest: str | None = os.path.expanduser("~")
+    elif not operands[0].literal:
+        dest = None
+    elif operands[0].text == "-" and name == "cd":
+        dest = state.oldpwd
     else:
-        return []
-    targets = [(dest, False)] if dest.text != "." else []
-    # DEST may be a directory: each source then lands inside it under its own name
-    targets += [(Word(os.path.join(dest.text, os.path.basename(s.text.rstrip("/"))), dest.literal and s.literal), False)
-                for s in sources]
-    if name == "mv":
-        targets += [(s, True) for s in sources]  # a move also removes the source, with all it holds
-    return targets
+        dest = state.absolute(operands[0].text)
+    if name == "pushd":
+        state.dirstack.append(state.cwd)
+    state.oldpwd, state.cwd = state.cwd, dest
 
 
-def _option_values(args: list[Word], options: frozenset[str]) -> list[Word]:
-    values: list[Word] = []
-    items = iter(args)
-    for arg in items:
-        if not arg.literal:
-            continue
-        if arg.text in options:
-            value = next(items, None)
-            if value is not None:
-                values.append(value)
-        elif "=" in arg.text and arg.text.split("=", 1)[0] in options:
-            values.append(Word(arg.text.split("=", 1)[1], True))
-        elif any(arg.text.startswith(o) and len(arg.text) > len(o) and not o.startswith("--") for o in options):
-            values.append(Word(arg.text[2:], True))  # -oFILE
-    return values
+class Call:
+    """One simple command as shell_programs.py sees it: where it runs, its stdin, and where its
+    findings go."""
 
+    def __init__(self, reader: Reader, state: _State, shown: str, depth: int) -> None:
+        self.reader = reader
+        self.state = state
+        self.child = state
+        self.shown = shown
+        self.depth = depth
+        self.stdin: list[Heredoc] = []
+        self.piped = False
+        self.stdin_file = False
 
-def _in_place_files(args: list[Word], script_options: str, value_options: str) -> list[Word]:
-    """The files `sed -i` / `perl -i` edit in place ([] when not in place)."""
-    in_place, script_given = False, False
-    operands: list[Word] = []
-    items = iter(args)
-    for arg in items:
-        text = arg.text
-        if arg.literal and text.startswith("--"):
-            in_place |= text.startswith("--in-place")
-            if text in ("--expression", "--file"):
-                script_given = True
-                next(items, None)
-            elif text.startswith(("--expression=", "--file=")):
-                script_given = True
-            continue
-        if arg.literal and text.startswith("-") and len(text) > 1:
-            for j, flag in enumerate(text[1:]):
-                if flag == "i":
-                    in_place = True
-                    break  # the rest of the cluster is the backup suffix
-                if flag in script_options or flag in value_options:
-                    script_given |= flag in script_options
-                    if j == len(text) - 2:
-                        next(items, None)
-                    break
-            continue
-        operands.append(arg)
-    if not in_place:
-        return []
-    return operands if script_given else operands[1:]
+    @property
+    def cwd(self) -> str | None:
+        return self.state.cwd
 
+    def absolute(self, path: str) -> str | None:
+        return self.state.absolute(path)
 
-def _find_targets(args: list[Word]) -> list[tuple[Word, bool]]:
-    """`find START... -delete` (or -exec/-execdir/-ok) may change anything under its starting points."""
-    starts = []
-    for arg in args:
-        if arg.text.startswith(("-", "(", "!")):
-            break
-        starts.append(arg)
-    actions = {a.text for a in args if a.literal}
-    if not actions & {"-delete", "-exec", "-execdir", "-ok", "-okdir"}:
-        return []
-    return [(s, True) for s in starts or [Word(".", True)]]
+    def is_dir(self, path: str) -> bool:
+        return self.state.is_dir(path)
 
+    def made_dir(self, path: str) -> None:
+        self.state.made_dirs.add(path)
 
-# -- writes inside other languages ---------------------------------------------------------------
+    def target(self, word: Word, via: str | None = None, tree: bool = False, validated: bool = False) -> None:
+        via = via or self.shown
+        if not word.literal:
+            self.reader.unknown.append(Unknown(word.text, via))
+            return
+        path = self.absolute(word.text)
+        if path is None:
+            self.reader.unknown.append(Unknown(word.text, via))
+        else:
+            self.reader.writes.append(Write(path, via, tree, validated))
 
-_PY_STR = r"""[rRbBuU]?(['"])([^'"]+)\{n}"""  # a literal string; {n} is its quote's group number
-_PY_OPEN = re.compile(r"\bopen\(\s*" + _PY_STR.format(n=1) + r"""\s*,\s*(?:mode\s*=\s*)?[rRbB]?(['"])([^'"]*)\3""")
-_PY_PATH_WRITE = re.compile(
-    r"\bPath\(\s*" + _PY_STR.format(n=1) + r"\s*\)\s*\.\s*(write_text|write_bytes|touch|mkdir|unlink|rmdir|rename|"
-    r"""replace|symlink_to|hardlink_to|open\(\s*['"][^'"]*[wax+])""")
-_PY_ONE_PATH = re.compile(r"\b(?:os\.(?:remove|unlink|rmdir|removedirs|mkdir|makedirs|truncate)|shutil\.rmtree)\(\s*"
-                          + _PY_STR.format(n=1))
-_PY_TWO_PATHS = re.compile(r"\b(os\.rename|os\.replace|shutil\.(?:copy|copy2|copyfile|copytree|move))\(\s*"
-                           + _PY_STR.format(n=2) + r"\s*,\s*" + _PY_STR.format(n=4))
+    def unknown(self, what: str) -> None:
+        self.reader.unknown.append(Unknown(what, self.shown))
 
+    def script(self, text: str, positional: list[Word] | None = None) -> None:
+        """A script this command runs as shell code (sh -c, eval, trap, a here-document)."""
+        state = self.child.copy()
+        for index, word in enumerate(positional or []):
+            state.vars[str(index)] = [word.text] if word.literal else None
+        if positional is not None:
+            rest = positional[1:]
+            state.vars["@"] = [w.text for w in rest] if all(w.literal for w in rest) else None
+            state.vars["*"] = state.vars["@"]
+        self.reader.read(text, state, self.depth + 1)
 
-def python_writes(code: str) -> list[tuple[str, bool]]:
-    """(path, whether everything under it may change) for each literal path a Python program writes
-    (open for writing, pathlib, os, shutil)."""
-    paths = [(m.group(2), False) for m in _PY_OPEN.finditer(code) if set(m.group(4)) & set("wax+")]
-    paths += [(m.group(2), m.group(3) in ("rmdir", "rename", "replace")) for m in _PY_PATH_WRITE.finditer(code)]
-    paths += [(m.group(2), "rmtree" in m.group(0) or "rmdir" in m.group(0)) for m in _PY_ONE_PATH.finditer(code)]
-    for m in _PY_TWO_PATHS.finditer(code):
-        if m.group(1) in ("os.rename", "os.replace", "shutil.move"):
-            paths.append((m.group(3), True))  # the source goes away, with all it holds
-        paths.append((m.group(5), False))
-    return paths
-
-
-def patch_files(text: str) -> list[str]:
-    """The files an apply_patch patch adds, updates, deletes or moves to (the one patch reader)."""
-    return touched_files(text)
+    def command(self, words: list[Word]) -> None:
+        """A command this one runs (find -exec, xargs, a wrapper): judged as if written here."""
+        if words:
+            shell_programs.program_writes(words, self)

@@ -2,38 +2,52 @@
 
 Seed 000's write rules only saw Write/Edit, so `echo x > e2e/t.gd`, `sed -i`, a heredoc or
 `python -c` walked around them, and a Bash append to stage.jsonl skipped the stage validation.
-Here every file a Bash command writes (read with a shell lexer, see shell.py) meets the same
+Here every file a Bash command writes (read as bash would run it, see shell.py) meets the same
 rules as a Write (permissions.write_denial), and stage.jsonl is never written by a shell command:
 completions go through `hookgate stage complete ROLE`, which validates first (and, like `hookgate
 role set|clear`, counts as a write of the file it changes, so a subagent may not run it).
 
-What stays unseen: targets known only at run time ($VAR, $(...), globs expanded from variables),
-programs whose writes are not literal in the command (a script file, xargs, git, make), and
-interpreters other than Python. Unseen targets are recorded as shell_write_unknown while a role
-is active, so they show in the metrics.
+What a command's text cannot tell (a variable set outside it, `git checkout`, `make`, a script,
+code piped into an interpreter, a command this reader cannot read, a tree too large to walk) is
+*unknown*, never harmless. While a role is active, an unknown target may run only when the effect
+check covers the call (effect.covers: it will put back any protected file the call changed); it
+is recorded as shell_write_unknown. Where nothing checks the effect, it is refused with a reason
+that names the allowed way. With no role active nothing is refused on that ground.
+
+Files outside the project are not judged by their name: a write is judged on where it lands
+(its lexical and its resolved path), and only a landing inside the project meets the rules.
 """
 
 from __future__ import annotations
 
 import os
 
+from .. import effect
+from ..config.load import STATE_TOKEN as STATE_FOLDER
 from ..engine.context import Context
 from ..engine.gate import Gate
 from ..model.events import Event
 from ..model.verdicts import Block, Verdict
-from .paths import file_name
-from .permissions import write_denial
-from .shell import DEVICES, ShellSyntaxError, Write, shell_writes
-from .stages import is_stage_log
+from .agents import agent_type_of
+from .paths import event_readings, file_name
+from .permissions import rule_sets_for, write_denial
+from .shell import DEVICES, Unknown, Write, shell_writes
+from .stages import is_stage_log, stage_log_name
 
-# a recursive removal or move is judged on the files it would take with it, up to this many
-MAX_TREE_FILES = 2000
-_SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv"})
+# a recursive removal or move is judged on every file it would take with it; a tree larger than
+# this is not walked on a hook call, and the write is unknown (never judged on a part of it)
+MAX_TREE_FILES = 20000
 
 STAGE_LOG_BY_SHELL = (
-    "The stage log (.hookgate/stage.jsonl) is appended only through validation: run "
+    "The stage log ({stage_log}) is appended only through validation: run "
     "`hookgate stage complete {role}` (or Write the new line, which is validated). Shell writes to it are refused "
     "(via `{command}`)."
+)
+UNKNOWN_REFUSED = (
+    "hookgate cannot tell before it runs which files this command writes ({target}, via `{command}`), and no check "
+    "after the call covers it while the {role} role is active. Write or edit files with the Write/Edit tool (each "
+    "file meets the role's rules), record a stage with `hookgate stage complete ROLE`, or name each written file "
+    "literally in the command."
 )
 
 
@@ -41,11 +55,10 @@ def check_shell_writes(event: Event, ctx: Context) -> Verdict | None:
     command = getattr(event, "tool_input", {}).get("command")
     if not isinstance(command, str) or not command.strip():
         return None
-    cwd = event.cwd or str(ctx.project.root)
-    try:
-        writes, unknown = shell_writes(command, cwd)
-    except ShellSyntaxError:
-        return None  # the shell refuses to run it, so it writes nothing
+    root = str(ctx.project.root)
+    cwd = event.cwd or root
+    writes, unknown = shell_writes(command, cwd)
+    writes = [placed(write, ctx) for write in writes]
     role = ctx.project.current_role()
     reasons: list[str] = []
     for write in writes:
@@ -53,20 +66,41 @@ def check_shell_writes(event: Event, ctx: Context) -> Verdict | None:
             continue
         ctx.record("file_write", file=file_name(write.path), path=write.path, is_subagent=event.in_subagent, via="Bash",
                    command=write.command)
-        for path in _affected(write, str(ctx.project.root)):
+        if role is not None and not write.tree and _shared_inode(write.path):
+            unknown.append(Unknown(f"{file_name(write.path)}, a file with more than one name (a hard link)",
+                                   write.command))
+        affected = _affected(write, root, event, ctx)
+        if affected is None:
+            unknown.append(Unknown(f"everything under {write.path} (too many files to judge)", write.command))
+            continue
+        for path in affected:
             if is_stage_log(path, event, ctx) and not write.validated:
-                reasons.append(STAGE_LOG_BY_SHELL.format(role=role or "ROLE", command=write.command))
+                reasons.append(STAGE_LOG_BY_SHELL.format(stage_log=stage_log_name(ctx.project), role=role or "ROLE",
+                                                         command=write.command))
                 break
             reason = write_denial(path, event, role, ctx) if role is not None else None
             if reason:
                 reasons.append(f"{reason.format(file=file_name(path), role=role)} (via `{write.command}`)")
                 break
-    if role is not None:
+    if role is not None and unknown and _protects_anything(event, role, ctx):
+        covered = effect.covers(event, ctx)
         for item in unknown:
-            ctx.record("shell_write_unknown", target=item.target, command=item.command)
+            ctx.record("shell_write_unknown", target=item.target, command=item.command, checked_after=covered)
+        if not covered:
+            first = unknown[0]
+            reasons.append(UNKNOWN_REFUSED.format(target=first.target, command=first.command[:120], role=role))
     if reasons:
         return Block(reason="\n".join(dict.fromkeys(reasons)))
     return None
+
+
+def placed(write: Write, ctx: Context) -> Write:
+    """A write into the project's state folder (`hookgate role set`, `stage complete`), named where
+    this project's layout keeps it."""
+    token = f"{os.sep}{STATE_FOLDER}{os.sep}"
+    if token not in write.path:
+        return write
+    return write._replace(path=write.path.replace(token, f"{os.sep}{ctx.project.layout.dir}{os.sep}"))
 
 
 GATES = (
@@ -84,17 +118,41 @@ GATES = (
 )
 
 
-def _affected(write: Write, root: str) -> list[str]:
-    """The paths a write changes: the path itself and, when it takes a whole tree (rm -r, mv of a
-    folder), anything under it, `*` standing for what does not exist yet."""
+def _affected(write: Write, root: str, event: Event, ctx: Context) -> list[str] | None:
+    """The paths of the project a write changes: none when it lands outside the project; the path
+    itself and, when it takes a whole tree (rm -r, mv of a folder), every file under it, `*`
+    standing for what does not exist yet. None when the tree is too large to walk."""
+    if all(reading.startswith("/") for reading in event_readings(write.path, event, ctx)):
+        return []  # outside the project, also once symlinks are followed: not the project's rules
     if not write.tree:
         return [write.path]
     paths = [write.path, os.path.join(write.path, "*")]
     # `rm -rf ..` takes the whole project with it: walk the project, not the filesystem above it
     start = root if (root + "/").startswith(write.path.rstrip("/") + "/") else write.path
+    if os.path.islink(start):
+        return paths  # removing a link removes the link, not what it points at
     for folder, dirs, files in os.walk(start):
-        dirs[:] = [d for d in dirs if d not in _SKIPPED_DIRS]
-        paths.extend(os.path.join(folder, f) for f in files)
+        paths.extend(os.path.join(folder, name) for name in dirs + files)
         if len(paths) > MAX_TREE_FILES:
-            break
+            return None
     return paths
+
+
+def _shared_inode(path: str) -> bool:
+    """A regular file with another name elsewhere: writing it writes that other name too."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return info.st_nlink > 1 and not os.path.isdir(path)
+
+
+def _protects_anything(event: Event, role: str, ctx: Context) -> bool:
+    """Whether the acting agent has any file it may not write under this role (with self-protection
+    off, the lead of a role without rules may write everything: nothing it runs needs checking)."""
+    pipeline = ctx.config.pipeline
+    if pipeline.protect.enabled:  # hookgate's own files are every agent's to leave alone
+        return True
+    subagent = event.in_subagent
+    return any(rule_set.otherwise or any(rule.deny for rule in rule_set.rules)
+               for rule_set in rule_sets_for(pipeline, role, subagent, agent_type_of(event, ctx) if subagent else None))

@@ -32,6 +32,7 @@ class Layout(msgspec.Struct, frozen=True, kw_only=True):
     session_metrics: str
     session_state: str
     notices: str
+    decisions: str  # every decided event of the session (hookgate explain, replay); hookgate's own
     lifetime_metrics: str
     reports: str
     banner: str

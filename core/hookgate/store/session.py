@@ -4,6 +4,7 @@ layout below; GodotMaker's keeps one session at a time in metrics_current.jsonl 
     sessions/<session_id>/metrics.jsonl   this session's records, one JSON object per line
     sessions/<session_id>/state.json      counters and the gates' session state
     sessions/<session_id>/notices.jsonl   warnings waiting for the next turn the model sees
+    sessions/<session_id>/decisions.jsonl every decided event, for `hookgate explain` and `replay`
     metrics.jsonl                         every session's records, for the lifetime of the project
 """
 
@@ -49,6 +50,7 @@ class SessionStore:
         self.metrics_path = at(self.layout.session_metrics)
         self.state_path = at(self.layout.session_state)
         self.notices_path = at(self.layout.notices)
+        self.decisions_path = at(self.layout.decisions)
         self.lifetime_path = at(self.layout.lifetime_metrics)
         self.dir = self.metrics_path.parent
         self._lock = self.state_path.with_name(f".{self.state_path.name}.lock")
@@ -114,6 +116,7 @@ class SessionStore:
             locked.replace(self.state_path, b"{}")
             locked.replace(self.metrics_path, b"")
             self.notices_path.unlink(missing_ok=True)
+            self.decisions_path.unlink(missing_ok=True)
 
     # -- notices ---------------------------------------------------------------------------
     def push_notice(self, text: str) -> None:
@@ -137,6 +140,15 @@ class SessionStore:
         if data:
             locked.append(self.metrics_path, data)
             locked.append(self.lifetime_path, data)
+
+    def append_decisions(self, records: Iterable[dict[str, Any]]) -> None:
+        """The session's recorded events (hookgate.recording); never in the lifetime log."""
+        data = b"".join(_encoder.encode(r) + b"\n" for r in records)
+        if data:
+            locked.append(self.decisions_path, data)
+
+    def decisions(self) -> list[dict[str, Any]]:
+        return [msgspec.json.decode(line) for line in locked.read(self.decisions_path).splitlines() if line.strip()]
 
     def metrics(self) -> list[dict[str, Any]]:
         return [msgspec.json.decode(line) for line in locked.read(self.metrics_path).splitlines() if line.strip()]

@@ -72,6 +72,10 @@ class Core:
         # so it is replaced at once.
         self.board = mmap.mmap(-1, MAX_FORKS + 8)
         self.slots: dict[int, int] = {}  # pid -> slot
+        # OpenTelemetry (hookgate.otel): the forks send each decision's summary down this pipe
+        self.exporter = None
+        self.telemetry: tuple[int, int] | None = None
+        self.telemetry_buffer = bytearray()
 
     @property
     def served(self) -> int:
@@ -93,13 +97,16 @@ class Core:
         signal.signal(signal.SIGTERM, _exit_on_signal)
         try:
             prime(self.project, scratch)
+            self.start_telemetry()
             gc.collect()
             gc.freeze()  # a fork's collections then skip (and never copy) what the core holds
             checked = time.monotonic()
             while self.failed < MAX_FAILED_FORKS:
-                self.fork_ready(listener, [lock, answered_r], answered_w, scratch)
-                select.select([answered_r], [], [], TICK)
+                self.fork_ready(listener, [lock, answered_r, *self.telemetry[:1]] if self.telemetry else
+                                [lock, answered_r], answered_w, scratch)
+                select.select([answered_r, *self.telemetry[:1]] if self.telemetry else [answered_r], [], [], TICK)
                 self.reap(answered_r)
+                self.export()
                 now = time.monotonic()
                 if TAKEN in self.board[:MAX_FORKS]:
                     self.last_call = now
@@ -116,7 +123,37 @@ class Core:
                 os.unlink(self.path)
             listener.close()
             shutil.rmtree(scratch, ignore_errors=True)
+            if self.exporter is not None:
+                self.export()
+                self.exporter.shutdown()
         return 0
+
+    def start_telemetry(self) -> None:
+        """Export decisions when the environment or config asks for it (and hookgate[otel] is there)."""
+        try:
+            from hookgate.otel import exporter_for
+
+            self.exporter = exporter_for(self.project, os.environ, log=lambda line: sys.stderr.write(line + "\n"))
+        except Exception:  # export is never a reason for the core not to serve
+            self.exporter = None
+        if self.exporter is not None:
+            import hookgate.otel.pipe  # noqa: F401 (imported once here, not in every fork)
+
+            read, write = os.pipe()
+            os.set_blocking(read, False)
+            os.set_blocking(write, False)
+            self.telemetry = (read, write)
+
+    def export(self) -> None:
+        if self.exporter is None or self.telemetry is None:
+            return
+        from hookgate.otel.pipe import read_lines
+
+        for fields in read_lines(self.telemetry[0], self.telemetry_buffer):
+            try:
+                self.exporter.submit(fields)
+            except Exception:
+                self.exporter.dropped_before += 1
 
     def bind(self) -> socket.socket:
         try:
@@ -145,6 +182,10 @@ class Core:
             notes = os.read(answered, 4096)
         except BlockingIOError:
             notes = b""
+        if notes and self.exporter is not None:
+            from hookgate.otel.pipe import DROPPED_NOTE
+
+            self.exporter.dropped_before += notes.count(DROPPED_NOTE)
         if notes:
             self.served += notes.count(CALL_NOTE)
             self.failed = 0
@@ -180,6 +221,7 @@ class Core:
                 os._exit(0)
 
     def wait_for_call(self, listener: socket.socket, slot: int, answered: int, scratch: str) -> None:
+        self.answered = answered
         if not select.select([listener], [], [], 0)[0]:  # with a caller already waiting, serve it now
             touch_pages(scratch)
         gc.freeze()
@@ -221,6 +263,12 @@ class Core:
         conn.settimeout(None)
         printed_out, printed_err = _capture()
         from hookgate.stdin import evaluate
+
+        if self.telemetry is not None:  # this call's decision goes to the core's exporter
+            from hookgate.hookcall import DECISION_LISTENERS
+            from hookgate.otel.pipe import fork_listener
+
+            DECISION_LISTENERS.append(fork_listener(self.telemetry[1], self.answered))
 
         stdout, stderr, code = evaluate(runtime.decode(), raw, hint.decode())
         conn.sendall(client.pack([client.OK, printed_out.getvalue() + stdout, printed_err.getvalue() + stderr,

@@ -1,0 +1,952 @@
+"""What each program writes, given its words after expansion (shell.py reads the command).
+
+Three kinds of programs:
+  - writers whose targets are in their words: redirections aside, touch mkdir rm rmdir unlink
+    shred truncate tee chmod chown gzip ..., cp mv install ln (the destination, mv its sources, a
+    hard link its source), sed -i / perl -i / awk -i inplace, dd of=, sort -o, curl -o, wget -O,
+    find -delete / -exec (the files it finds), xargs (whatever its input names: unknown),
+    python/node/perl code whose writes are all literal, apply_patch;
+  - programs that write on their own (RUN_ON_THEIR_OWN: git checkout/stash/restore/reset/apply,
+    patch, tar -x, unzip, rsync, make, package managers, scripts, interpreters fed code this reader
+    cannot read): their targets are unknown;
+  - everything else reads.
+Wrappers are looked through (sudo, env, nohup, timeout, ...), and `sh -c STRING`, `bash -c`,
+`eval`, `trap` and `bash <<EOF` are read as commands.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Callable
+
+from ..config.load import STATE_TOKEN as STATE_FOLDER
+from ..formats.apply_patch import touched_files
+from .shell_lexer import Word
+
+if TYPE_CHECKING:
+    from .shell import Call
+
+MAX_FOUND = 5000  # files a `find` may reach before its reach is unknown
+
+# command -> options that take a value (so that their value is not an operand)
+OPERAND_WRITERS: dict[str, frozenset[str]] = {
+    "touch": frozenset({"-d", "-r", "-t", "--date", "--reference"}),
+    "mkdir": frozenset({"-m", "--mode"}),
+    "rm": frozenset(), "rmdir": frozenset(), "unlink": frozenset(), "sponge": frozenset(),
+    "shred": frozenset({"-n", "-s", "--iterations", "--size"}),
+    "truncate": frozenset({"-s", "-r", "--size", "--reference"}),
+    "tee": frozenset(), "mkfifo": frozenset({"-m"}), "mknod": frozenset({"-m"}),
+    "chmod": frozenset({"--reference"}), "chown": frozenset({"--reference"}), "chgrp": frozenset({"--reference"}),
+    "chattr": frozenset(), "setfacl": frozenset({"-m", "-x", "-M", "-X"}), "ed": frozenset({"-p"}),
+    "ex": frozenset({"-c"}), "vi": frozenset({"-c"}), "vim": frozenset({"-c", "-S"}), "nvim": frozenset({"-c"}),
+    "nano": frozenset(), "emacs": frozenset({"--eval", "-l"}),
+}
+# (de)compressors replace FILE by FILE.gz (or the reverse) unless told to write to stdout
+COMPRESSORS: dict[str, tuple[str, ...]] = {
+    "gzip": (".gz",), "gunzip": (".gz",), "bzip2": (".bz2",), "bunzip2": (".bz2",), "xz": (".xz",),
+    "unxz": (".xz",), "zstd": (".zst",), "unzstd": (".zst",), "lzma": (".lzma",), "compress": (".Z",),
+}
+COPIERS: dict[str, frozenset[str]] = {
+    "cp": frozenset({"-S", "--suffix"}), "mv": frozenset({"-S", "--suffix"}), "ln": frozenset({"-S", "--suffix"}),
+    "install": frozenset({"-m", "-o", "-g", "-S", "--mode", "--owner", "--group", "--suffix"}),
+}
+# options whose value is a file the program writes (a value "-" is stdout)
+OPTION_OUTPUTS: dict[str, frozenset[str]] = {
+    "sort": frozenset({"-o", "--output"}),
+    "curl": frozenset({"-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii"}),
+    "wget": frozenset({"-O", "--output-document", "-o", "--output-file", "-a", "--append-output"}),
+}
+# short options taking a value, so that `-fsSLo FILE` is read as curl reads it
+SHORT_VALUES: dict[str, str] = {"curl": "oDcdHXuAebEKmwxTFrCyYzQ", "wget": "OoaPtTeUwQlAdiBY", "sort": "oktST"}
+# a curl / wget that writes into a file named after the URL, or a folder of its choosing
+NAMED_BY_URL: dict[str, frozenset[str]] = {
+    "curl": frozenset({"-O", "--remote-name", "--remote-name-all", "-J", "--output-dir"}),
+    "wget": frozenset(),  # wget writes the URL's name unless -O says where
+}
+# programs whose writes are not in their words, with the subcommands / options that only read
+RUN_ON_THEIR_OWN: dict[str, frozenset[str]] = {
+    "patch": frozenset({"--dry-run", "--help", "--version"}),
+    "unzip": frozenset({"-l", "-t", "-p", "-Z", "-v", "-z"}),
+    "rsync": frozenset({"-n", "--dry-run", "--help", "--version", "--list-only"}),
+    "make": frozenset({"-n", "--dry-run", "--just-print", "-q", "--question", "-v", "--version", "--help"}),
+    "gmake": frozenset({"-n", "--dry-run", "--version"}), "cmake": frozenset({"--version", "--help"}),
+    "ninja": frozenset({"-n", "--version"}), "meson": frozenset({"--version"}), "scons": frozenset({"-n"}),
+    "npm": frozenset({"ls", "list", "view", "info", "search", "outdated", "--version", "-v", "help", "config"}),
+    "npx": frozenset({"--version"}), "pnpm": frozenset({"ls", "list", "--version"}),
+    "yarn": frozenset({"list", "info", "--version"}), "bun": frozenset({"--version"}),
+    "pip": frozenset({"list", "show", "freeze", "--version", "help"}),
+    "pip3": frozenset({"list", "show", "freeze", "--version", "help"}),
+    "uv": frozenset({"--version"}), "poetry": frozenset({"--version"}), "cargo": frozenset({"--version"}),
+    "go": frozenset({"version", "env", "list", "doc", "vet"}), "gradle": frozenset({"--version"}),
+    "mvn": frozenset({"--version"}), "ant": frozenset(), "bazel": frozenset({"version"}),
+    "godot": frozenset({"--version", "--help", "--check-only"}),
+    "godot4": frozenset({"--version", "--help", "--check-only"}),
+    "7z": frozenset({"l", "t"}), "7za": frozenset({"l", "t"}), "cpio": frozenset({"-t", "--list"}),
+    "ar": frozenset({"t"}), "source": frozenset(), ".": frozenset(), "crontab": frozenset({"-l"}),
+    "ruby": frozenset({"--version", "-v"}), "php": frozenset({"--version", "-v"}), "lua": frozenset({"-v"}),
+    "Rscript": frozenset({"--version"}), "tclsh": frozenset(), "pwsh": frozenset({"--version"}),
+    "deno": frozenset({"--version"}), "java": frozenset({"--version", "-version"}),
+    "parallel": frozenset({"--version"}), "busybox": frozenset(), "git-lfs": frozenset(),
+}
+# git subcommands that leave the working tree as it is
+GIT_READS = frozenset({
+    "status", "diff", "log", "show", "rev-parse", "ls-files", "ls-tree", "blame", "grep", "describe", "shortlog",
+    "cat-file", "rev-list", "reflog", "whatchanged", "branch", "tag", "remote", "fetch", "config", "help",
+    "version", "--version", "show-ref", "for-each-ref", "name-rev", "merge-base", "count-objects", "fsck",
+    "check-ignore", "check-attr", "var", "add", "commit", "push", "notes", "log", "cherry", "range-diff",
+    "diff-tree", "diff-files", "diff-index", "ls-remote", "verify-commit", "bisect", "init",
+})
+GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
+# read-only forms of subcommands otherwise writing
+GIT_READ_FORMS = {"stash": frozenset({"list", "show"}), "apply": frozenset({"--check", "--stat", "--numstat",
+                                                                             "--summary"}),
+                  "worktree": frozenset({"list"}), "submodule": frozenset({"status", "summary"})}
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"})
+# wrapper -> its options that take a value (the wrapped command follows)
+WRAPPERS: dict[str, frozenset[str]] = {
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group", "--chdir"}),
+    "doas": frozenset({"-u", "-C"}),
+    "env": frozenset({"-u", "-C", "--unset", "--chdir", "-S", "--split-string"}),
+    "nohup": frozenset(), "command": frozenset(), "builtin": frozenset(), "exec": frozenset({"-a"}),
+    "time": frozenset({"-f", "-o", "--format", "--output"}), "nice": frozenset({"-n", "--adjustment"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}), "setsid": frozenset(), "ionice": frozenset({"-c", "-n", "-p"}),
+    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}), "chronic": frozenset(), "unbuffer": frozenset(),
+    "xvfb-run": frozenset({"-a", "-s", "-n", "--server-args", "--server-num"}), "catchsegv": frozenset(),
+    "flock": frozenset({"-w", "-E", "--timeout", "-c"}), "watch": frozenset({"-n", "-d", "--interval"}),
+    "ltrace": frozenset({"-o", "-e"}), "strace": frozenset({"-o", "-e", "-p", "-s"}),
+}
+SYSTEM_BIN = ("/usr/bin/", "/bin/", "/usr/local/bin/", "/usr/sbin/", "/sbin/")
+PYTHON = re.compile(r"python(\d+(\.\d+)?)?|py|pypy3?")
+NODE = frozenset({"node", "nodejs"})
+AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+# python -m MODULE that write nothing of the project's
+PY_READ_MODULES = frozenset({"json.tool", "http.server", "this", "site", "platform", "timeit", "sysconfig",
+                             "tokenize", "dis", "pydoc", "calendar", "base64", "uuid", "zipfile -l"})
+
+
+def program_writes(words: list[Word], call: "Call") -> None:
+    words = _unwrap(words, call)
+    if not words:
+        return
+    first = words[0]
+    if not first.literal:
+        call.unknown(f"the program {first.text} (known only when the command runs)")
+        return
+    name = _program_name(first.text)
+    if name is None:
+        call.unknown(f"the script {first.text}")
+        return
+    args = words[1:]
+    handler = handler_for(name)
+    if handler is not None:
+        handler(name, args, call)
+        return
+    if name in OPERAND_WRITERS:
+        recursive = name in ("rmdir",) or (name in ("rm", "chmod", "chown", "chgrp") and any(
+            _is_recursive_flag(a) for a in args))
+        operands = _operands(args, OPERAND_WRITERS[name])
+        if name in ("chmod", "chown", "chgrp") and not any(a.text.startswith("--reference") for a in args):
+            operands = operands[1:]  # the mode / owner
+        for word in operands:
+            call.target(word, tree=recursive)
+            if name == "mkdir" and word.literal:
+                path = call.absolute(word.text)
+                if path:
+                    call.made_dir(path)
+        return
+    if name in COMPRESSORS:
+        if any(a.literal and a.text in ("-c", "--stdout", "-l", "--list", "-t", "--test") for a in args):
+            return
+        for word in _operands(args, frozenset({"-S", "--suffix"})):
+            call.target(word)
+            for suffix in COMPRESSORS[name]:
+                if word.text.endswith(suffix):
+                    call.target(Word(word.text[:-len(suffix)], word.literal))
+        return
+    if name in COPIERS:
+        _copy(name, args, call)
+        return
+    if name in OPTION_OUTPUTS:
+        for word in _option_values(args, OPTION_OUTPUTS[name], SHORT_VALUES.get(name, "")):
+            if word.text != "-":
+                call.target(word)
+        if name in NAMED_BY_URL and _writes_by_url(name, args):
+            call.unknown(f"the file {name} names after the URL")
+        return
+    if name in RUN_ON_THEIR_OWN:
+        if not any(a.literal and a.text in RUN_ON_THEIR_OWN[name] for a in args[:2]):
+            call.unknown(f"what `{name}` writes on its own")
+        return
+
+
+def _program_name(text: str) -> str | None:
+    """The program a command word runs; None for a script (a path outside the system folders)."""
+    if "/" not in text:
+        return text
+    base = os.path.basename(text)
+    if text.startswith(SYSTEM_BIN) and base:
+        return base
+    return None
+
+
+def _unwrap(words: list[Word], call: "Call") -> list[Word]:
+    while words and words[0].literal and os.path.basename(words[0].text) in WRAPPERS:
+        name = os.path.basename(words[0].text)
+        takes_value = WRAPPERS[name]
+        rest = words[1:]
+        if name == "command" and rest and rest[0].literal and rest[0].text in ("-v", "-V"):
+            return []  # `command -v x` looks x up
+        while rest and rest[0].literal and (rest[0].text.startswith("-") or (name == "env" and "=" in rest[0].text)):
+            option = rest.pop(0).text
+            if option == "--":
+                break
+            if name == "env" and option in ("-S", "--split-string") and rest:
+                call.script(rest.pop(0).text)
+                return []
+            if name == "env" and option in ("-C", "--chdir") and rest:
+                call.unknown("the folder env -C runs in")
+            if option in takes_value and rest:
+                rest.pop(0)
+        if name == "timeout" and rest:
+            rest.pop(0)  # the duration
+        if name in ("flock",) and rest:
+            rest.pop(0)  # the lock file
+        words = rest
+    return words
+
+
+# -- handlers of programs with their own grammar ---------------------------------------------------
+
+def _shell(name: str, args: list[Word], call: "Call") -> None:
+    """sh -c STRING [NAME ARGS...], sh SCRIPT, sh reading its stdin. Options (also `+x`, `-o
+    pipefail`) come before the operands; with -c the first operand is the script."""
+    index, command_mode, reads_stdin = 0, False, False
+    while index < len(args):
+        arg = args[index]
+        if not arg.literal:
+            call.unknown(f"the options of {name}")
+            return
+        text = arg.text
+        if text in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            index += 2
+            continue
+        if text in ("--", "-"):
+            index += 1
+            break
+        if text.startswith("--"):
+            if text in ("--version", "--help"):
+                return
+            index += 1
+            continue
+        if text.startswith(("-", "+")) and len(text) > 1:
+            command_mode |= "c" in text[1:]
+            reads_stdin |= "s" in text[1:]
+            index += 1
+            continue
+        break
+    operands = args[index:]
+    if command_mode:
+        if not operands:
+            return
+        script = operands[0]
+        if not script.literal:
+            call.unknown(f"the script of {name} -c ({script.text})")
+            return
+        call.script(script.text, operands[1:] or [Word(name, True)])
+        return
+    if operands and not reads_stdin:
+        call.unknown(f"the script {operands[0].text}")
+        return
+    _stdin_code(name, call, lambda text: call.script(text, [Word(name, True)] + operands))
+
+
+def _stdin_code(name: str, call: "Call", read: Callable[[str], None]) -> None:
+    """A program that runs the code on its stdin: a here-document is read, a pipe or a file is not."""
+    if call.piped or call.stdin_file:
+        call.unknown(f"the code {name} reads from its input")
+    for document in call.stdin:
+        read(document.body)
+
+
+def _eval(name: str, args: list[Word], call: "Call") -> None:
+    if all(a.literal for a in args):
+        call.script(" ".join(a.text for a in args))
+    else:
+        call.unknown(f"the code {name} runs")
+
+
+def _trap(name: str, args: list[Word], call: "Call") -> None:
+    operands = [a for a in args if not (a.literal and a.text.startswith("-"))]
+    if operands:
+        _eval(name, operands[:1], call)
+
+
+def _hookgate(name: str, args: list[Word], call: "Call") -> None:
+    """`hookgate role set|clear` writes the active role and `hookgate stage complete` the stage log
+    (after validating it): subagents may do neither, as they may not write those files."""
+    project = _option_values(args, frozenset({"--project"}))
+    words = [a.text for a in args if a.literal and not a.text.startswith("-") and a not in project]
+    target = {("role", "set"): "current_role", ("role", "clear"): "current_role",
+              ("stage", "complete"): "stage.jsonl"}.get(tuple(words[:2]))  # type: ignore[arg-type]
+    if target is None:
+        return
+    folder = project[0] if project else Word(".", True)
+    # the project's state folder (`.hookgate`, or `.godotmaker` in a GodotMaker project): the gate,
+    # which knows the project's layout, places it (shell_writes.placed)
+    call.target(Word(os.path.join(folder.text, STATE_FOLDER, target), folder.literal),
+                validated=target == "stage.jsonl")
+
+
+def _git(name: str, args: list[Word], call: "Call") -> None:
+    rest = list(args)
+    while rest and rest[0].literal and rest[0].text.startswith("-"):
+        option = rest.pop(0).text
+        if option in ("-c",) or option.startswith(("--work-tree", "--git-dir")):
+            call.unknown(f"what git writes with {option}")
+            return
+        if option in GIT_OPTIONS_WITH_VALUE and rest:
+            rest.pop(0)
+    if not rest:
+        return
+    sub = rest[0]
+    if not sub.literal:
+        call.unknown(f"the git subcommand {sub.text}")
+        return
+    if sub.text in GIT_READS:
+        if sub.text in ("branch", "tag", "config", "remote", "notes") or not any(
+                a.literal and a.text in ("-o", "--output") for a in rest[1:]):
+            return
+    plain_args = [a.text for a in rest[1:] if not (a.literal and a.text in ("-q", "--quiet"))]
+    if sub.text in ("checkout", "switch") and len(plain_args) == 2 and plain_args[0] in ("-b", "-c"):
+        return  # a new branch at HEAD: the files stay as they are
+    reads = GIT_READ_FORMS.get(sub.text, frozenset())
+    if any(a.literal and a.text in reads for a in rest[1:2]) or (
+            sub.text == "apply" and any(a.literal and a.text in reads for a in rest[1:])):
+        return
+    call.unknown(f"what `git {sub.text}` writes in the working tree")
+
+
+def _tar(name: str, args: list[Word], call: "Call") -> None:
+    if not args:
+        return
+    first = args[0].text if args[0].literal else ""
+    flags = "".join(a.text.lstrip("-") for a in args if a.literal and a.text.startswith("-") and
+                    not a.text.startswith("--")) + (first if not first.startswith("-") else "")
+    long = {a.text.split("=")[0] for a in args if a.literal and a.text.startswith("--")}
+    if "x" in flags or long & {"--extract", "--get", "--delete", "--append", "--update"} or "r" in flags or (
+            "u" in flags):
+        call.unknown("the files tar extracts")
+        return
+    if "c" in flags or "--create" in long:
+        for word in _option_values(args, frozenset({"-f", "--file"}), "f"):
+            if word.text != "-":
+                call.target(word)
+        if first and not first.startswith("-") and "f" in first and len(args) > 1:
+            call.target(args[1])  # `tar cf out.tar ...`
+
+
+def _sed(name: str, args: list[Word], call: "Call") -> None:
+    scripts, files, in_place = _sed_parts(args)
+    for script in scripts:
+        if not script.literal or _SED_WRITES.search(script.text):
+            call.unknown("the files a sed script writes (w / e commands)")
+    if in_place:
+        for word in files:
+            call.target(word)
+
+
+_SED_WRITES = re.compile(r"(^|[;\n{}]|[/|,#%@]\s*[gpiImMe0-9]*)\s*[wWe](\s|$)|\b[wWe]\s+\S+\s*$")
+
+
+def _sed_parts(args: list[Word]) -> tuple[list[Word], list[Word], bool]:
+    in_place, scripts, operands = False, [], []
+    items = iter(args)
+    for arg in items:
+        text = arg.text
+        if arg.literal and text.startswith("--"):
+            in_place |= text.startswith("--in-place")
+            if text in ("--expression", "--file"):
+                value = next(items, None)
+                if value is not None:
+                    scripts.append(value if text == "--expression" else Word("w", True))
+            elif text.startswith(("--expression=", "--file=")):
+                scripts.append(Word(text.split("=", 1)[1], True) if text.startswith("--e") else Word("w", True))
+            continue
+        if arg.literal and text.startswith("-") and len(text) > 1:
+            for j, flag in enumerate(text[1:]):
+                if flag == "i":
+                    in_place = True
+                    break  # the rest of the cluster is the backup suffix
+                if flag in "efl":
+                    value = text[j + 2:] or None
+                    if value is None:
+                        nxt = next(items, None)
+                        value_word = nxt
+                    else:
+                        value_word = Word(value, True)
+                    if flag == "e" and value_word is not None:
+                        scripts.append(value_word)
+                    elif flag == "f":
+                        scripts.append(Word("w", True))  # a script file: what it does is unknown
+                    break
+            continue
+        operands.append(arg)
+    if not scripts and operands:
+        scripts, operands = [operands[0]], operands[1:]
+    return scripts, operands, in_place
+
+
+def _perl(name: str, args: list[Word], call: "Call") -> None:
+    in_place, code, operands = False, [], []
+    items = iter(args)
+    for arg in items:
+        text = arg.text
+        if arg.literal and text.startswith("-") and len(text) > 1 and not text.startswith("--"):
+            for j, flag in enumerate(text[1:]):
+                if flag == "i":
+                    in_place = True
+                    break
+                if flag in "eE":
+                    value = text[j + 2:]
+                    code.append(Word(value, True) if value else next(items, Word("", True)))
+                    break
+                if flag in "IMmxdDC":
+                    if not text[j + 2:]:
+                        next(items, None)
+                    break
+            continue
+        operands.append(arg)
+    if not code:
+        if operands:
+            call.unknown(f"the perl script {operands[0].text}")
+            return
+        _stdin_code(name, call, lambda body: _code_unknown(call, "perl", body, _PERL_RISKY))
+        return
+    for word in code:
+        if not word.literal:
+            call.unknown("perl code known only when the command runs")
+        else:
+            _code_unknown(call, "perl", word.text, _PERL_RISKY)
+    if in_place:
+        for word in operands:
+            call.target(word)
+
+
+_PERL_RISKY = re.compile(r"\b(open|sysopen|unlink|rename|system|exec|qx|truncate|mkdir|rmdir|link|symlink|chmod|"
+                         r"chown|utime|eval|do|require|syscall|File::\w+|Path::\w+|IO::\w+|POSIX)\b|`|\$\^I")
+
+
+def _awk(name: str, args: list[Word], call: "Call") -> None:
+    program: Word | None = None
+    operands: list[Word] = []
+    in_place = False
+    items = iter(args)
+    for arg in items:
+        text = arg.text
+        if arg.literal and text in ("-f", "--file"):
+            call.unknown("the awk program file")
+            return
+        if arg.literal and text in ("-i", "--include"):
+            value = next(items, None)
+            in_place |= value is not None and value.text in ("inplace", "inplace.awk")
+            continue
+        if arg.literal and text in ("-F", "-v", "--assign", "--field-separator"):
+            next(items, None)
+            continue
+        if arg.literal and text.startswith("-") and len(text) > 1 and program is None:
+            continue
+        if program is None:
+            program = arg
+        else:
+            operands.append(arg)
+    if program is not None:
+        if not program.literal:
+            call.unknown("an awk program known only when the command runs")
+        elif _AWK_RISKY.search(program.text):
+            call.unknown("the files an awk program writes (print >, system, |)")
+    if in_place:
+        for word in operands:
+            if "=" not in word.text:
+                call.target(word)
+
+
+_AWK_RISKY = re.compile(r"\b(system|close|fflush)\s*\(|\bprintf?\b[^;{}\n]*(>|\|)|\|\s*getline|\bgetline\b[^;{}]*<")
+
+
+def _dd(name: str, args: list[Word], call: "Call") -> None:
+    for arg in args:
+        if arg.text.startswith("of="):
+            call.target(Word(arg.text[3:], arg.literal))
+
+
+def _apply_patch(name: str, args: list[Word], call: "Call") -> None:
+    texts = [a.text for a in args if a.literal] + [d.body for d in call.stdin]
+    for text in texts:
+        for path in touched_files(text):
+            call.target(Word(path, True))
+    if call.piped or call.stdin_file or any(not a.literal for a in args):
+        call.unknown("the files of a patch read from the input")
+
+
+def _uniq(name: str, args: list[Word], call: "Call") -> None:
+    operands = _operands(args, frozenset({"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"}))
+    if len(operands) >= 2:
+        call.target(operands[1])  # `uniq IN OUT` writes OUT
+
+
+def _xxd(name: str, args: list[Word], call: "Call") -> None:
+    operands = _operands(args, frozenset({"-c", "-g", "-l", "-s", "-o", "-n", "-cols", "-len", "-seek"}))
+    if len(operands) >= 2:
+        call.target(operands[1])
+
+
+def _zip(name: str, args: list[Word], call: "Call") -> None:
+    """`zip ARCHIVE FILES`: writes the archive; -m moves the files into it (removes them)."""
+    operands = _operands(args, frozenset({"-b", "-n", "-t", "-tt", "-x", "-i", "-O", "--out", "-P", "-Z"}))
+    flags = "".join(a.text for a in args if a.literal and a.text.startswith("-") and not a.text.startswith("--"))
+    if not operands:
+        return
+    call.target(operands[0])
+    if "m" in flags or any(a.literal and a.text == "--move" for a in args):
+        for word in operands[1:]:
+            call.target(word, tree=True)
+
+
+def _find(name: str, args: list[Word], call: "Call") -> None:
+    """`find START... EXPR`: -delete, -exec/-execdir/-ok CMD and -fprint FILE write. The files it
+    acts on are found (by -name/-iname/-path/-type/-maxdepth/-mindepth) as find would find them."""
+    index = 0
+    while index < len(args) and args[index].literal and args[index].text in ("-H", "-L", "-P"):
+        index += 1
+    starts: list[Word] = []
+    while index < len(args) and not (args[index].literal and args[index].text.startswith(("-", "(", "!"))):
+        starts.append(args[index])
+        index += 1
+    expression = args[index:]
+    execs: list[list[Word]] = []
+    deletes = False
+    tests: list[tuple[str, str]] = []
+    plain = True  # only tests this reader applies, joined by "and"
+    items = iter(expression)
+    for arg in items:
+        text = arg.text if arg.literal else ""
+        if text == "-delete":
+            deletes = True
+        elif text in ("-exec", "-execdir", "-ok", "-okdir"):
+            inner: list[Word] = []
+            for word in items:
+                if word.literal and word.text in (";", "+"):
+                    break
+                inner.append(word)
+            execs.append(inner)
+        elif text in ("-fprint", "-fprint0", "-fls", "-fprintf"):
+            target = next(items, None)
+            if target is not None:
+                call.target(target)
+            if text == "-fprintf":
+                next(items, None)
+        elif text in ("-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-type", "-maxdepth",
+                      "-mindepth"):
+            value = next(items, None)
+            if value is None or not value.literal:
+                plain = False
+            else:
+                tests.append((text, value.text))
+        elif text in ("-print", "-print0", "-ls", "-quit", "-prune", "-true", "-a", "-and") or text == "-printf":
+            if text == "-printf":
+                next(items, None)
+        else:
+            plain = False
+            if text in ("-newer", "-size", "-mtime", "-mmin", "-user", "-group", "-perm", "-regex", "-iregex",
+                        "-atime", "-ctime", "-amin", "-cmin", "-links", "-inum", "-samefile", "-uid", "-gid",
+                        "-used", "-fstype", "-context", "-newermt", "-anewer", "-cnewer", "-lname", "-ilname"):
+                next(items, None)
+    writing_execs = [inner for inner in execs if _writes_anything(inner + [Word("{}", False)], call)]
+    if not deletes and not writing_execs:
+        return
+    if not plain:
+        call.unknown("the files find acts on (an expression hookgate does not evaluate)")
+        return
+    if not starts:
+        starts = [Word(".", True)]
+    found: list[str] = []
+    for start in starts:
+        if not start.literal:
+            call.unknown(f"the files find searches under {start.text}")
+            return
+        root = call.absolute(start.text)
+        if root is None:
+            call.unknown(f"the files find searches under {start.text}")
+            return
+        more = _found(root, start.text, tests)
+        if more is None:
+            call.unknown(f"the files under {start.text} (too many to list)")
+            return
+        found.extend(more)
+    for path in found:
+        if deletes:
+            call.target(Word(path, True))
+        for inner in writing_execs:
+            call.command([Word(path, True) if w.literal and w.text == "{}" else
+                          Word(w.text.replace("{}", path), w.literal) for w in inner])
+
+
+def _found(root: str, shown: str, tests: list[tuple[str, str]] | None) -> list[str] | None:
+    """The paths `find` visits under root that pass `tests` (None: any), as absolute paths."""
+    from fnmatch import fnmatch, fnmatchcase
+    if not os.path.lexists(root):
+        return []
+    if not os.path.isdir(root) or os.path.islink(root):
+        paths = [(root, shown, 0)]
+    else:
+        paths = [(root, shown, 0)]
+        base_depth = root.rstrip("/").count("/")
+        for folder, dirs, files in os.walk(root):
+            depth = folder.rstrip("/").count("/") - base_depth + 1
+            shown_folder = shown.rstrip("/") + folder[len(root.rstrip("/")):]
+            paths.extend((os.path.join(folder, n), os.path.join(shown_folder, n), depth) for n in dirs + files)
+            if len(paths) > MAX_FOUND:
+                return None
+    out: list[str] = []
+    for path, spelled, depth in paths:
+        ok = True
+        for test, value in tests or []:
+            base = os.path.basename(path.rstrip("/"))
+            if test == "-name":
+                ok = fnmatchcase(base, value)
+            elif test == "-iname":
+                ok = fnmatch(base.lower(), value.lower())
+            elif test in ("-path", "-wholename"):
+                ok = fnmatchcase(spelled, value)
+            elif test in ("-ipath", "-iwholename"):
+                ok = fnmatchcase(spelled.lower(), value.lower())
+            elif test == "-type":
+                kinds = {"f": os.path.isfile(path) and not os.path.islink(path), "d": os.path.isdir(path) and
+                         not os.path.islink(path), "l": os.path.islink(path)}
+                ok = any(kinds.get(k, True) for k in value.split(","))
+            elif test == "-maxdepth":
+                ok = value.isdigit() and depth <= int(value)
+            elif test == "-mindepth":
+                ok = value.isdigit() and depth >= int(value)
+            if not ok:
+                break
+        if ok:
+            out.append(path)
+    return out
+
+
+def _writes_anything(words: list[Word], call: "Call") -> bool:
+    """Whether `words`, run as a command (with unknown operands), may write anything."""
+    from .shell import Call, Reader  # the reader imports this module: resolved at call time
+    probe_reader = Reader()
+    probe = Call(probe_reader, call.state.copy(), call.shown, call.depth)
+    program_writes(list(words), probe)
+    return bool(probe_reader.writes or probe_reader.unknown)
+
+
+def _xargs(name: str, args: list[Word], call: "Call") -> None:
+    """`... | xargs CMD ARGS`: CMD runs with operands read from the input: whatever CMD would
+    write with an operand nobody knows yet is unknown."""
+    takes_value = {"-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-E", "-e", "-a", "--max-args", "--max-procs",
+                   "--delimiter", "--max-lines", "--max-chars", "--eof", "--arg-file", "--replace"}
+    rest = list(args)
+    replace = None
+    while rest and rest[0].literal and rest[0].text.startswith("-"):
+        option = rest.pop(0).text
+        if option in ("-I", "--replace") and rest:
+            replace = rest.pop(0).text
+        elif option.startswith("-I") and len(option) > 2:
+            replace = option[2:]
+        elif option in takes_value and rest:
+            rest.pop(0)
+    if not rest:
+        return  # xargs echo
+    unknown = Word("<input of xargs>", False)
+    if replace:
+        inner = [unknown if w.literal and replace in w.text else w for w in rest]
+    else:
+        inner = rest + [unknown]
+    call.command(inner)
+
+
+def _python(name: str, args: list[Word], call: "Call") -> None:
+    code: list[Word] = []
+    items = iter(args)
+    script = None
+    for arg in items:
+        text = arg.text
+        if not arg.literal:
+            call.unknown(f"what {name} runs ({text})")
+            return
+        if text in ("--version", "-V", "--help", "-h"):
+            return
+        if text == "-m":
+            module = next(items, None)
+            if module is None or module.text not in PY_READ_MODULES:
+                call.unknown(f"what `{name} -m {module.text if module else ''}` writes")
+            return
+        if text.startswith("-") and len(text) > 1 and not text.startswith("--"):
+            flags = text[1:]
+            if "c" in flags:
+                value = flags[flags.index("c") + 1:]
+                code.append(Word(value, True) if value else next(items, Word("", True)))
+                break
+            if flags[-1] in "WXQ":
+                next(items, None)
+            continue
+        if text == "-":
+            break
+        script = arg
+        break
+    if code:
+        for word in code:
+            if not word.literal:
+                call.unknown("python code known only when the command runs")
+            else:
+                _python_code(call, word.text)
+        return
+    if script is not None:
+        call.unknown(f"what the script {script.text} writes")
+        return
+    _stdin_code(name, call, lambda body: _python_code(call, body))
+
+
+def _node(name: str, args: list[Word], call: "Call") -> None:
+    items = iter(args)
+    for arg in items:
+        text = arg.text
+        if not arg.literal:
+            call.unknown(f"what {name} runs ({text})")
+            return
+        if text in ("--version", "-v", "--help", "-h"):
+            return
+        if text in ("-e", "--eval", "-p", "--print"):
+            code = next(items, None)
+            if code is None or not code.literal:
+                call.unknown("node code known only when the command runs")
+            else:
+                _code_unknown(call, "node", code.text, _JS_RISKY)
+            return
+        if text.startswith("-") and text != "-":
+            continue
+        if text == "-":
+            break
+        call.unknown(f"what the script {text} writes")
+        return
+    _stdin_code(name, call, lambda body: _code_unknown(call, "node", body, _JS_RISKY))
+
+
+_JS_RISKY = re.compile(r"\b(require|import|process|child_process|fs|Deno|Bun|eval|Function|globalThis|module)\b")
+
+
+def _code_unknown(call: "Call", language: str, code: str, risky: re.Pattern[str]) -> None:
+    if risky.search(code):
+        call.unknown(f"the files {language} code may write")
+
+
+def _python_code(call: "Call", code: str) -> None:
+    """Literal writes of a Python program are targets; any other way it may write is unknown."""
+    for path, tree in python_writes(code):
+        call.target(Word(path, True), tree=tree)
+    rest = _PY_SAFE.sub(" ", code)
+    for pattern in (_PY_OPEN, _PY_PATH_WRITE, _PY_ONE_PATH, _PY_TWO_PATHS):
+        rest = pattern.sub(" ", rest)
+    if _PY_RISKY.search(rest):
+        call.unknown("the files python code may write (paths not written literally)")
+
+
+# -- operands and options ----------------------------------------------------------------------------
+
+def _is_recursive_flag(arg: "Word") -> bool:
+    text = arg.text
+    return arg.literal and (text == "--recursive" or (text[:2] != "--" and text[:1] == "-" and bool(set(text) & {"r", "R"})))
+
+
+def _operands(args: list[Word], takes_value: frozenset[str]) -> list[Word]:
+    operands: list[Word] = []
+    items = iter(args)
+    options_done = False
+    for arg in items:
+        if not options_done and arg.literal and arg.text.startswith("-") and arg.text != "-":
+            if arg.text == "--":
+                options_done = True
+            elif arg.text in takes_value:
+                next(items, None)
+            continue
+        operands.append(arg)
+    return operands
+
+
+def _copy(name: str, args: list[Word], call: "Call") -> None:
+    target_dir: Word | None = None
+    cleaned: list[Word] = []
+    items = iter(args)
+    for arg in items:
+        if arg.literal and arg.text in ("-t", "--target-directory"):
+            target_dir = next(items, None)
+        elif arg.literal and arg.text.startswith("--target-directory="):
+            target_dir = Word(arg.text.split("=", 1)[1], True)
+        else:
+            cleaned.append(arg)
+    operands = _operands(cleaned, COPIERS[name])
+    flags = "".join(a.text for a in cleaned if a.literal and a.text.startswith("-") and not a.text.startswith("--"))
+    longs = {a.text for a in cleaned if a.literal and a.text.startswith("--")}
+    recursive = bool(set(flags) & set("rRa")) or bool(longs & {"--recursive", "--archive"})
+    symbolic = name == "ln" and ("s" in flags or "--symbolic" in longs)
+    into_dir = "T" not in flags and "--no-target-directory" not in longs
+    if target_dir is not None:
+        sources, dest = operands, target_dir
+    elif len(operands) >= 2:
+        sources, dest = operands[:-1], operands[-1]
+    elif operands and name == "ln":
+        sources, dest = operands, Word(".", True)  # `ln -s TARGET` links into the current directory
+    else:
+        return
+    if not dest.literal:
+        call.target(dest)
+        return
+    dest_path = call.absolute(dest.text)
+    dest_is_dir = dest_path is not None and into_dir and (
+        call.is_dir(dest_path) or dest.text.endswith("/") or target_dir is not None or len(sources) > 1)
+    for source in sources:
+        if not source.literal:
+            # a source named only at run time lands under a name nobody knows yet, unless DEST is a file
+            call.target(Word(source.text, False) if dest_is_dir else dest)
+            if name == "mv":
+                call.target(source)
+            continue
+        src_path = call.absolute(source.text)
+        base = os.path.basename(source.text.rstrip("/"))
+        contents_only = source.text.rstrip("/").endswith("/.") or base in (".", "..")
+        landing = os.path.join(dest.text, base) if dest_is_dir and not contents_only else dest.text
+        if recursive and src_path is not None and os.path.isdir(src_path) and not os.path.islink(src_path):
+            copied = _tree_files(src_path)
+            if copied is None:
+                call.unknown(f"the files {name} copies from {source.text} (too many to list)")
+            else:
+                for rel in copied:
+                    call.target(Word(os.path.join(landing, rel), True))
+        call.target(Word(landing, True), tree=name == "mv" and src_path is not None and os.path.isdir(src_path))
+        if name == "mv":
+            call.target(source, tree=True)  # a move also removes the source, with all it holds
+        elif name == "ln":
+            # a hard link shares the source's content from now on, a symbolic link points at it:
+            # writing through the new name writes the source, so the link counts as a write of it
+            if symbolic:
+                call.target(Word(_link_target(source.text, landing), True), tree=True)  # a link to a folder
+            else:
+                call.target(source)
+
+
+def _link_target(target: str, link: str) -> str:
+    """Where a symbolic link named `link` pointing at `target` leads (relative to the link's folder)."""
+    if os.path.isabs(target):
+        return target
+    return os.path.join(os.path.dirname(link) or ".", target)
+
+
+def _tree_files(root: str) -> list[str] | None:
+    rels: list[str] = [""]
+    for folder, dirs, files in os.walk(root):
+        rel = os.path.relpath(folder, root)
+        rels.extend(os.path.normpath(os.path.join(rel, n)) for n in dirs + files)
+        if len(rels) > MAX_FOUND:
+            return None
+    return [r for r in rels if r]
+
+
+def _option_values(args: list[Word], options: frozenset[str], short_values: str = "") -> list[Word]:
+    """The values of `options` (also `--opt=V`, `-oV` and a cluster `-fsSLo V`)."""
+    values: list[Word] = []
+    items = iter(args)
+    shorts = {o[1] for o in options if len(o) == 2 and o.startswith("-")}
+    for arg in items:
+        if not arg.literal:
+            continue
+        text = arg.text
+        if text in options:
+            value = next(items, None)
+            if value is not None:
+                values.append(value)
+        elif "=" in text and text.split("=", 1)[0] in options:
+            values.append(Word(text.split("=", 1)[1], True))
+        elif text.startswith("-") and not text.startswith("--") and len(text) > 2:
+            for j, flag in enumerate(text[1:]):
+                if flag in shorts:
+                    value_text = text[j + 2:]
+                    if value_text:
+                        values.append(Word(value_text, True))
+                    else:
+                        value = next(items, None)
+                        if value is not None:
+                            values.append(value)
+                    break
+                if flag in short_values:
+                    if not text[j + 2:]:
+                        next(items, None)
+                    break
+    return values
+
+
+def _writes_by_url(name: str, args: list[Word]) -> bool:
+    if name == "wget":
+        return not any(a.literal and (a.text in ("-O", "--output-document", "--spider") or a.text.startswith(
+            ("-O", "--output-document="))) for a in args) and not any(
+            a.literal and a.text.startswith("-") and not a.text.startswith("--") and "O" in a.text for a in args)
+    flags = {a.text for a in args if a.literal}
+    clusters = [a.text for a in args if a.literal and a.text.startswith("-") and not a.text.startswith("--")]
+    return bool(flags & NAMED_BY_URL[name]) or any("O" in c.split("o")[0] for c in clusters)
+
+
+# -- writes inside other languages ---------------------------------------------------------------
+
+_PY_STR = r"""[rRbBuU]?(['"])([^'"]+)\{n}"""  # a literal string; {n} is its quote's group number
+_PY_OPEN = re.compile(r"\bopen\(\s*" + _PY_STR.format(n=1) + r"""\s*,\s*(?:mode\s*=\s*)?[rRbB]?(['"])([^'"]*)\3\s*\)""")
+_PY_PATH_WRITE = re.compile(
+    r"\b(?:pathlib\.)?Path\(\s*" + _PY_STR.format(n=1) + r"\s*\)\s*\.\s*(write_text|write_bytes|touch|mkdir|unlink|"
+    r"""rmdir|rename|replace|symlink_to|hardlink_to|chmod|open\(\s*['"][^'"]*[wax+][^'"]*['"]\s*\))""")
+_PY_ONE_PATH = re.compile(r"\b(?:os\.(?:remove|unlink|rmdir|removedirs|mkdir|makedirs|truncate|chmod)|shutil\.rmtree)"
+                          r"\(\s*" + _PY_STR.format(n=1) + r"\s*[,)]")
+_PY_TWO_PATHS = re.compile(r"\b(os\.rename|os\.replace|shutil\.(?:copy|copy2|copyfile|copytree|move))\(\s*"
+                           + _PY_STR.format(n=2) + r"\s*,\s*" + _PY_STR.format(n=4) + r"\s*[,)]")
+# literal reads, which write nothing
+_PY_SAFE = re.compile(r"""\bopen\(\s*[rRbBuU]?(['"])[^'"]+\1\s*(,\s*(mode\s*=\s*)?['"][rbt]*['"]\s*)?\)|"""
+                      r"""\b(?:pathlib\.)?Path\(\s*[rRbBuU]?(['"])[^'"]*\4\s*\)\s*\.\s*(read_text|read_bytes|exists|"""
+                      r"""is_file|is_dir|stat|resolve|glob|rglob|iterdir)\(""")
+# anything else that can write a file (or run something that does)
+_PY_RISKY = re.compile(
+    r"\b(open|Path|pathlib|shutil|subprocess|system|popen|Popen|spawn\w*|exec\w*|eval|compile|__import__|"
+    r"importlib|getattr|ctypes|tarfile|zipfile|tempfile|sqlite3|fileinput|shelve|dbm|pty|mmap|write_text|"
+    r"write_bytes|savefig|to_csv|to_json|to_excel|to_parquet|copyfile|rmtree|io|codecs|builtins|globals|"
+    r"os\s*\.\s*(remove|unlink|rename|renames|replace|rmdir|removedirs|mkdir|makedirs|truncate|ftruncate|chmod|"
+    r"lchmod|fchmod|chown|symlink|link|write|open|fdopen|utime|mknod|mkfifo|dup2|posix_spawn\w*|startfile|"
+    r"execv\w*|system|popen|spawn\w*))\b")
+
+
+def python_writes(code: str) -> list[tuple[str, bool]]:
+    """(path, whether everything under it may change) for each literal path a Python program writes
+    (open for writing, pathlib, os, shutil)."""
+    paths = [(m.group(2), False) for m in _PY_OPEN.finditer(code) if set(m.group(4)) & set("wax+")]
+    paths += [(m.group(2), m.group(3) in ("rmdir", "rename", "replace")) for m in _PY_PATH_WRITE.finditer(code)]
+    paths += [(m.group(2), "rmtree" in m.group(0) or "rmdir" in m.group(0)) for m in _PY_ONE_PATH.finditer(code)]
+    for m in _PY_TWO_PATHS.finditer(code):
+        if m.group(1) in ("os.rename", "os.replace", "shutil.move"):
+            paths.append((m.group(3), True))  # the source goes away, with all it holds
+        paths.append((m.group(5), m.group(1) == "shutil.copytree"))
+    return paths
+
+
+_HANDLERS: dict[str, Callable[[str, list[Word], "Call"], None]] = {
+    **{shell: _shell for shell in SHELLS}, "eval": _eval, "trap": _trap, "hookgate": _hookgate, "git": _git,
+    "tar": _tar, "bsdtar": _tar, "sed": _sed, "gsed": _sed, "perl": _perl, **{a: _awk for a in AWK}, "dd": _dd,
+    "apply_patch": _apply_patch, "applypatch": _apply_patch, "uniq": _uniq, "xxd": _xxd, "find": _find,
+    "xargs": _xargs, "zip": _zip, **{n: _node for n in NODE},
+}
+
+
+def handler_for(name: str) -> Callable[[str, list[Word], "Call"], None] | None:
+    if PYTHON.fullmatch(name):
+        return _python
+    return _HANDLERS.get(name)

@@ -1,0 +1,187 @@
+"""What a session log keeps of each decided event: the `decision` record, the canonical event as
+the gates saw it (bounded, secrets taken out) and what every gate answered. `hookgate explain`
+reads it back, and `hookgate replay` decides the events again.
+
+This runs on every hook call: stdlib `re` and msgspec only, `hashlib` only when a value is cut.
+
+What is never stored (each replaced by a marker that says what was there):
+- any string longer than MAX_CHARS: kept as {"cut": length, "sha256": digest, "tail": the last
+  TAIL_CHARS}; a PostToolUse's `tool_response` (the tool's output) only ever as its digest;
+- env-like assignments whose name says secret (`API_KEY=...`, `export GITHUB_TOKEN=...`,
+  `password: ...`): the value becomes `[redacted]`;
+- tokens by their shape: private key blocks, `Bearer ...`, JWTs, AWS access key ids, GitHub,
+  Slack, OpenAI/Anthropic-style `sk-` keys, npm tokens, and `user:password@` in URLs.
+A record whose event lost anything names the fields in `redacted` and `cut`; replay reports such
+calls as inexact instead of judging them by what is left.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+import msgspec
+
+MAX_CHARS = 8192  # a string longer than this is cut to a digest and a tail
+TAIL_CHARS = 512
+MAX_DEPTH = 12
+REDACTED = "[redacted]"
+
+# A name that says secret (tested on the whole name, after the match: a name pattern with the
+# words inside it backtracks quadratically over long runs of letters, and this runs on every call)
+_SECRET_WORD = re.compile(r"(?i)secret|token|passw(?:or)?d|passwd|api[_-]?key|access[_-]?key|private[_-]?key"
+                          r"|credentials?|authorization|auth[_-]?token")
+# possessive: a name is taken whole, never re-tried shorter
+_ASSIGNMENT = re.compile(
+    r"""(?P<name>\b[A-Za-z_][A-Za-z0-9_.-]{0,63}+["']?)(?P<sep>\s*[=:]\s*)(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s'";&|,}]+)"""
+)
+# (a literal every match contains, looked for first: most strings have none, and `in` is cheap
+# where a regular expression tried at every position is not; the hint is tested lower-cased)
+_TOKEN_SHAPES = (
+    ("private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)"),
+    ("bearer", r"\b(?i:bearer)\s+[A-Za-z0-9._~+/=-]{12,}"),
+    ("eyj", r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("akia", r"\bAKIA[0-9A-Z]{16}\b"),
+    ("asia", r"\bASIA[0-9A-Z]{16}\b"),
+    ("gh", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b|\bgithub_pat_[A-Za-z0-9_]{20,}"),
+    ("xox", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("sk-", r"\bsk-[A-Za-z0-9_-]{20,}"),
+    ("npm_", r"\bnpm_[A-Za-z0-9]{30,}\b"),
+    ("://", r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),
+)
+_TOKENS = tuple((hint, re.compile(shape)) for hint, shape in _TOKEN_SHAPES)
+_SECRET_HINTS = ("secret", "token", "passw", "api_key", "apikey", "api-key", "access_key", "access-key",
+                 "private_key", "private-key", "credential", "authorization", "auth_token", "auth-token")
+# the name side of an assignment that only looks like one: keep `--auth-type=none`-style flags readable
+_HARMLESS_VALUES = frozenset({"", "true", "false", "none", "null", "0", "1"})
+# fields whose value is the tool's output, never the agent's input: only their digest is kept
+DIGEST_ONLY = frozenset({"tool_response"})
+
+
+def scrub(text: str) -> tuple[str, bool]:
+    """The text with secrets replaced; whether anything was."""
+    found = False
+
+    def assignment(match: re.Match[str]) -> str:
+        nonlocal found
+        value = match.group("value").strip("'\"")
+        if not _SECRET_WORD.search(match.group("name")) or value.lower() in _HARMLESS_VALUES or value == REDACTED:
+            return match.group(0)
+        found = True
+        return f"{match.group('name')}{match.group('sep')}{REDACTED}"
+
+    def token(match: re.Match[str]) -> str:
+        nonlocal found
+        found = True
+        return REDACTED
+
+    if len(text) < 8:
+        return text, False
+    lower = text.lower()
+    out = text
+    for hint, pattern in _TOKENS:  # first: `Authorization: Bearer <token>` is a token, not a value `Bearer`
+        if hint in lower:
+            out = pattern.sub(token, out)
+    if ("=" in out or ":" in out) and any(hint in lower for hint in _SECRET_HINTS):
+        out = _ASSIGNMENT.sub(assignment, out)
+    return out, found
+
+
+def _digest(text: str) -> str:
+    import hashlib  # only for a value that is cut: a hook process pays for it then, not always
+
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class _Bounds:
+    def __init__(self) -> None:
+        self.redacted: list[str] = []
+        self.cut: list[str] = []
+
+    def value(self, value: Any, where: str, depth: int = 0) -> Any:
+        if isinstance(value, str):
+            return self.text(value, where)
+        if depth >= MAX_DEPTH and isinstance(value, (dict, list)):
+            self.cut.append(where)
+            return {"cut": "depth", "sha256": _digest(msgspec.json.encode(value).decode())}
+        if isinstance(value, dict):
+            return {key: self.value(item, f"{where}.{key}", depth + 1) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self.value(item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value)]
+        return value
+
+    def text(self, text: str, where: str) -> Any:
+        clean, found = scrub(text) if len(text) <= 4 * MAX_CHARS else (text, False)
+        if found:
+            self.redacted.append(where)
+        if len(clean) <= MAX_CHARS:
+            return clean
+        self.cut.append(where)
+        tail, found = scrub(text[-TAIL_CHARS:])
+        return {"cut": len(text), "sha256": _digest(text), "tail": tail}
+
+
+def canonical(event: Any) -> dict[str, Any]:
+    """The event as stored: every set field of the canonical event, bounded and scrubbed, with
+    `redacted` and `cut` naming what was taken out."""
+    fields = {k: v for k, v in msgspec.to_builtins(event).items() if v is not None and v != [] and v != {}}
+    bounds = _Bounds()
+    stored: dict[str, Any] = {}
+    for key, value in fields.items():
+        if key in DIGEST_ONLY:
+            bounds.cut.append(key)
+            stored[key] = {"cut": "output", "sha256": _digest(msgspec.json.encode(value).decode())}
+        else:
+            stored[key] = bounds.value(value, key)
+    if bounds.redacted:
+        stored["redacted"] = bounds.redacted
+    if bounds.cut:
+        stored["cut"] = bounds.cut
+    return stored
+
+
+def decision_record(event: Any, decision: Any, *, role: str | None, stages: int, root: str, part: int,
+                    parts: int) -> dict[str, Any]:
+    """The `decision` metrics record of one evaluated event (the last record of its call)."""
+    verdict = decision.verdict
+    record: dict[str, Any] = {
+        "decision": verdict.kind,
+        "reason": getattr(verdict, "reason", None),
+        "tool_use_id": getattr(event, "tool_use_id", None),
+        "tool": getattr(event, "tool_name", None),
+        "gates": [{"id": gid, "verdict": kind, **({"reason": reason} if reason else {})}
+                  for gid, kind, reason in decision.ran],
+        "blocked_by": list(decision.blocked_by),
+        "role": role,
+        "stages": stages,
+        "root": root,
+        "call": canonical(event),
+    }
+    if decision.forced:
+        record["forced"] = list(decision.forced)
+    if decision.failed:
+        record["failed"] = list(decision.failed)
+    if decision.monitored:
+        record["would_block"] = list(decision.monitored)
+    if parts > 1:
+        record.update(part=part, parts=parts)
+    if record["reason"] is not None:
+        record["reason"], _ = scrub(record["reason"])
+    return record
+
+
+def decision_records(ctx: Any, events: Sequence[Any], decisions: Sequence[Any]) -> list[dict[str, Any]]:
+    """One `decision` record per evaluated event of a call, each with the metrics records the call
+    noted (what explain needs: which hook denied, which handler, which paths). No timing here:
+    the same calls leave the same files, warm or in-process; the OpenTelemetry span has it."""
+    project = ctx.project
+    role = project.current_role()
+    stages = len(project.stage_log()) if project.stage_path.exists() else 0
+    noted = _Bounds().value([dict(r) for r in ctx.records], "records")
+    out = []
+    for part, (event, decision) in enumerate(zip(events, decisions)):
+        record = decision_record(event, decision, role=role, stages=stages, root=str(project.root), part=part,
+                                 parts=len(events))
+        record["records"] = noted
+        out.append({"event": "decision", **record})
+    return out

@@ -1,0 +1,1 @@
+"""`hookgate replay`: the recorded events of sessions (hookgate.recording) decided again (run)."""

@@ -1,0 +1,102 @@
+"""What a session's decisions.jsonl keeps of each decided event: the canonical event, bounded
+(a long value cut to a digest and a tail, a tool's output only as its digest) and without secrets
+(env-like assignments with secret names, tokens by their shape), saying what it took out."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from pipeline_support import Pipeline
+from hookgate.recording import MAX_CHARS, TAIL_CHARS, scrub
+
+SECRETS = {
+    "env assignment": ("export GITHUB_TOKEN=ghx0123456789abcdef0123 && git push", "ghx0123456789abcdef0123"),
+    "quoted assignment": ('DB_PASSWORD="correct horse battery" ./migrate', "correct horse battery"),
+    "json field": ('{"api_key": "k-98765432109876543210"}', "k-98765432109876543210"),
+    "bearer": ("curl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345' https://x", "abcdefghijklmnopqrstuvwxyz012345"),
+    "aws key id": ("aws configure set aws_access_key_id AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
+    "github pat": ("git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/x", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+    "url password": ("psql postgres://admin:s3cr3tpass@db:5432/app", "s3cr3tpass"),
+    "openai-style key": ("OPENAI=sk-proj-abcdefghijklmnopqrstuvwx ./run", "sk-proj-abcdefghijklmnopqrstuvwx"),
+    "slack token": ("notify xoxb-123456789012-abcdefghijkl", "xoxb-123456789012-abcdefghijkl"),
+    "jwt": ("use eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
+    "private key": ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAA"),
+}
+
+
+def decisions(p: Pipeline) -> list[dict]:
+    path = p.session_dir / "decisions.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_each_kind_of_secret_is_redacted() -> None:
+    for name, (text, secret) in SECRETS.items():
+        clean, found = scrub(text)
+        assert found and secret not in clean and "[redacted]" in clean, (name, clean)
+
+
+def test_ordinary_text_is_kept_as_it_is() -> None:
+    for text in ("echo hello > src/a.gd", "git commit -m 'fix the token parser'", "pytest -k auth --tb=short",
+                 "author: Jane", "export PATH=/usr/bin:$PATH", "the password field is validated in forms.py",
+                 "--auth-type=none", "key = value"):
+        assert scrub(text) == (text, False), text
+
+
+def test_no_secret_reaches_the_session_log_and_the_record_says_what_was_dropped(tmp_path: Path) -> None:
+    p = Pipeline(tmp_path)
+    p.session_start()
+    for text, _ in SECRETS.values():
+        p.bash(text)
+    logged = (p.session_dir / "decisions.jsonl").read_text()
+    for name, (_, secret) in SECRETS.items():
+        assert secret not in logged, name
+    bash = [d for d in decisions(p) if d["tool"] == "Bash"]
+    assert len(bash) == len(SECRETS) and all(d["call"]["redacted"] == ["tool_input.command"] for d in bash)
+
+
+def test_a_long_content_is_cut_to_a_digest_and_a_tail(tmp_path: Path) -> None:
+    p = Pipeline(tmp_path)
+    p.session_start()
+    content = "".join(f"line {i}\n" for i in range(20_000))
+    p.tool("Write", file_path="big.txt", content=content)
+    [write] = [d for d in decisions(p) if d["tool"] == "Write"]
+    stored = write["call"]["tool_input"]["content"]
+    assert stored["cut"] == len(content) and stored["sha256"] == hashlib.sha256(content.encode()).hexdigest()
+    assert stored["tail"] == content[-TAIL_CHARS:] and write["call"]["cut"] == ["tool_input.content"]
+    line = (p.session_dir / "decisions.jsonl").read_text().splitlines()[-1]
+    assert len(line) < 4 * MAX_CHARS
+
+
+def test_a_tools_output_is_kept_only_as_its_digest(tmp_path: Path) -> None:
+    p = Pipeline(tmp_path)
+    p.session_start()
+    p.call({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "cat notes"},
+            "tool_response": {"stdout": "the output the tool printed", "stderr": ""}})
+    [post] = [d for d in decisions(p) if d["hook_event"] == "PostToolUse"]
+    assert "the output the tool printed" not in json.dumps(post)
+    assert set(post["call"]["tool_response"]) == {"cut", "sha256"} and post["call"]["cut"] == ["tool_response"]
+
+
+def test_a_decision_records_every_gate_that_ran_and_the_state_it_read(tmp_path: Path) -> None:
+    p = Pipeline(tmp_path).role("build")
+    p.completed("gdd")
+    p.session_start()
+    p.tool("Write", file_path="src/a.gd", content="x")
+    [write] = [d for d in decisions(p) if d["tool"] == "Write"]
+    assert write["decision"] == "block" and write["blocked_by"] == ["check_file_permissions"]
+    assert [g["id"] for g in write["gates"]] == ["check_file_permissions", "stage_reminder"]
+    assert write["role"] == "build" and write["stages"] == 1 and write["root"] == str(tmp_path)
+    assert [r["event"] for r in write["records"]] == ["file_write", "hook_block"]
+    assert write["session_id"] == "s1" and write["runtime"] == "claude" and write["ts"]
+
+
+def test_a_new_session_starts_a_new_log(tmp_path: Path) -> None:
+    p = Pipeline(tmp_path)
+    p.session_start()
+    p.tool("Read", file_path="a")
+    p.session_start()  # the same id starting again (not a compaction): the log starts over
+    assert [d["hook_event"] for d in decisions(p)] == ["SessionStart"]
+    p.session_start("compact")
+    assert [d["hook_event"] for d in decisions(p)] == ["SessionStart", "SessionStart"]

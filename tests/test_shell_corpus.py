@@ -1,0 +1,113 @@
+"""The adversarial shell corpus (issue 12, "Measure"), measured with real bash.
+
+Per runtime dialect, every case of tests/shell_corpus/cases.toml goes through the hook cycle and
+is counted: a writing case (one that really changed a protected file when run in bash) after
+which a protected file is no longer as it was is a miss; a harmless case (one that changed no
+protected file) that was refused, or whose writes were put back, costs the user.
+
+The goals of the issue are 0 misses and at most 1% of harmless calls refused or reverted. What
+is asserted by default is what holds while no effect check covers shell calls (effect.covers is
+False: every unknown target is refused): 0 misses, and no harmless call refused on a literal
+target that it does not write (a misjudged name). HOOKGATE_CORPUS_GOALS=issue asserts the
+issue's goals as well (for the branch where the effect check is in force). The counts are
+printed (run with -s) and written to shell_corpus_counts.json in the test's tmp dir.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from shell_corpus_support import (Case, build_template, ground_truth, hook_cycle, load_cases, serve)
+
+CASES = load_cases()
+UNKNOWN_MARKERS = ("cannot tell before it runs",)
+
+
+def test_the_corpus_is_large_enough_and_covers_the_families():
+    writes = [c for c in CASES if c.expect == "write"]
+    harmless = [c for c in CASES if c.expect == "harmless"]
+    assert len(writes) >= 300 and len(harmless) >= 150
+    families = {c.family for c in CASES}
+    for family in ("variables", "globs", "braces", "loops", "interpreters", "quoting", "git-and-archives",
+                   "downloads", "find-xargs-make", "scripts", "nesting-and-size", "links", "folders",
+                   "recursive-removal", "published-bypasses", "false-positives-of-issue-12"):
+        assert family in families
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory):
+    # a memory filesystem where there is one: some thousand fixture copies cost seconds there, minutes on disk
+    shm = Path("/dev/shm")
+    scratch = Path(tempfile.mkdtemp(prefix="hookgate-corpus-", dir=shm)) if shm.is_dir() and os.access(shm, os.W_OK) \
+        else tmp_path_factory.mktemp("shell_corpus")
+    root = scratch
+    templates = {False: build_template(root / "template"), True: build_template(root / "template_big", big=True)}
+    url, server = serve(templates[False] / "out")
+    work = root / "work"
+    truths = {}
+    for index, case in enumerate(CASES):
+        truths[case] = ground_truth(case, templates[case.big], work / f"truth{index}", url)
+        shutil.rmtree(work / f"truth{index}", ignore_errors=True)
+    yield {"templates": templates, "url": url, "truths": truths, "work": work,
+           "report": tmp_path_factory.mktemp("shell_corpus_counts")}
+    server.shutdown()
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+# some 2,400 real bash runs and 3,000 hook calls: about 90 s of CPU, several minutes on a busy machine
+@pytest.mark.slow
+@pytest.mark.parametrize("runtime", ["claude", "codex"])
+def test_the_corpus_through_the_hook_cycle(corpus, runtime, monkeypatch, capsys):
+    work = corpus["work"]
+    monkeypatch.setenv("HOME", str(corpus["templates"][False] / "home"))
+    counts = {"writing": 0, "harmless": 0, "misses": 0, "writing_refused": 0, "harmless_refused": 0,
+              "harmless_refused_unknown": 0, "harmless_refused_by_name": 0, "harmless_reverted": 0}
+    misses: list[str] = []
+    by_name: list[str] = []
+    surprises: list[str] = []
+    refused_harmless: list[str] = []
+    for index, case in enumerate(CASES):
+        truth = corpus["truths"][case]
+        if truth.writes != (case.expect == "write"):
+            surprises.append(f"{case.id}: expected {case.expect}, measured changes {truth.protected_changed or truth.changed[:3]}")
+        cycle = hook_cycle(case, runtime, corpus["templates"][case.big], work / f"{runtime}{index}", corpus["url"], truth)
+        shutil.rmtree(work / f"{runtime}{index}", ignore_errors=True)
+        if truth.writes:
+            counts["writing"] += 1
+            counts["writing_refused"] += cycle.refused
+            if cycle.protected_changed:
+                counts["misses"] += 1
+                misses.append(f"{case.id} -> {cycle.protected_changed}")
+        else:
+            counts["harmless"] += 1
+            if cycle.refused:
+                counts["harmless_refused"] += 1
+                unknown = any(m in cycle.reason for m in UNKNOWN_MARKERS)
+                counts["harmless_refused_unknown" if unknown else "harmless_refused_by_name"] += 1
+                (refused_harmless if unknown else by_name).append(f"{case.id}: {cycle.reason[:160]}")
+            counts["harmless_reverted"] += cycle.reverted
+    counts["harmless_refused_or_reverted_pct"] = round(
+        100 * (counts["harmless_refused"] + counts["harmless_reverted"]) / max(1, counts["harmless"]), 2)
+    summary = {"runtime": runtime, "counts": counts, "misses": misses, "harmless_refused_by_name": by_name,
+               "harmless_refused_as_unknown": refused_harmless, "measured_unlike_expected": surprises}
+    (corpus["report"] / f"shell_corpus_counts_{runtime}.json").write_text(json.dumps(summary, indent=2))
+    with capsys.disabled():
+        print(f"\nshell corpus on the {runtime} dialect: {json.dumps(counts)}")
+        for title, items in (("MISSES", misses), ("harmless refused by name", by_name),
+                             ("harmless refused as unknown", refused_harmless),
+                             ("measured effect unlike the family's expectation", surprises)):
+            if items:
+                print(f"  {title} ({len(items)}):")
+                for item in items:
+                    print(f"    {item}")
+    assert counts["writing"] >= 300 and counts["harmless"] >= 150
+    assert misses == []
+    assert by_name == []
+    if os.environ.get("HOOKGATE_CORPUS_GOALS") == "issue":
+        assert counts["harmless_refused_or_reverted_pct"] <= 1.0
