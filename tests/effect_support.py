@@ -43,7 +43,7 @@ def state(root: Path) -> dict[str, tuple[bytes, int] | str]:
         for name in files:
             path = os.path.join(folder, name)
             rel = os.path.relpath(path, root)
-            if rel in (".hookgate/metrics.jsonl",):
+            if rel in (".hookgate/metrics.jsonl", ".hookgate/role_owner.json"):  # hookgate writes these itself
                 continue
             st = os.lstat(path)
             if stat.S_ISLNK(st.st_mode):

@@ -208,7 +208,8 @@ def test_a_tampered_copy_is_not_restored(project):
 def test_with_the_syntax_gate_on_what_it_cannot_read_is_put_back(tmp_path):
     project = build_project(tmp_path / "game", "claude", syntax_gate=True)
     before = state(project.root)
-    out = project.bash("p=src/player.gd; echo x >> $p")
+    # a path the shell gate cannot know before the call (it is computed by the program)
+    out = project.bash("python3 - <<'EOF'\nimport pathlib\npathlib.Path('src', 'play' + 'er.gd').write_text('x')\nEOF")
     assert not out.pre_blocked and out.post_blocked
     assert state(project.root) == before
 
@@ -289,7 +290,8 @@ def test_in_godotmaker_mode_hookgates_own_files_are_not_put_back(tmp_path):
         answer = handle(dialect, _json.dumps(payload).encode(), env)
         return _json.loads(answer.stdout) if answer.stdout else {}
 
-    for i, command in enumerate(["echo hi", "r=.godotmaker/current_role; echo verify > $r"]):
+    computed = "python3 -c \"import pathlib; pathlib.Path('.godotmaker', 'current_' + 'role').write_text('verify')\""
+    for i, command in enumerate(["echo hi", computed]):
         hook("PreToolUse", command, f"c{i}")
         subprocess.run(["bash", "-c", command], cwd=root, check=True)
         out = hook("PostToolUse", command, f"c{i}", tool_response="ok")

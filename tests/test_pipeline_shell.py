@@ -202,10 +202,11 @@ def test_targets_known_only_at_run_time_are_refused_while_nothing_checks_after(p
     assert not any(u["checked_after"] for u in unknown)
 
 
-def test_targets_known_only_at_run_time_run_when_the_effect_check_covers_them(project, monkeypatch):
-    from hookgate import effect
-    monkeypatch.setattr(effect, "covers", lambda event, ctx: True)
-    assert not blocked(project, "build", None, 'echo x > "$OUT"; git stash').blocked
+def test_targets_known_only_at_run_time_run_when_the_effect_check_covers_them(project):
+    project.role("build")
+    answer = project.call({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "toolu_1",
+                           "tool_input": {"command": 'echo x > "$OUT"; git stash'}})
+    assert not answer.blocked  # a call that names itself is paired with its after-event, and checked there
     unknown = project.metrics("shell_write_unknown")
     assert [u["checked_after"] for u in unknown] == [True, True]
 
@@ -389,5 +390,9 @@ def test_a_tree_too_large_to_walk_is_unknown_not_allowed(project, monkeypatch):
 
 
 def test_the_lead_of_a_role_without_rules_is_not_refused_for_unknowns(project):
+    # hookgate's own registrations are every agent's to leave alone (self-protection), so with it on
+    # even the lead of a role without rules runs a command of unknown writes only when it is checked after
+    assert blocked(project, "scaffold", None, "git stash; make; ./build.sh").blocked
+    project.write(".hookgate/config.toml", "[pipeline.protect]\nenabled = false\n")
     assert not blocked(project, "scaffold", None, "git stash; make; ./build.sh").blocked
     assert blocked(project, "scaffold", "worker", "git stash").blocked            # its subagents still have rules

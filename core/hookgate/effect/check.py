@@ -41,12 +41,12 @@ def skip_for(ctx: Context) -> Skip:
     project's layout keeps them."""
     root = ctx.project.root.resolve()
     state = ctx.project.state_dir
-    layout = getattr(ctx.project, "layout", None)
-    own = [state / "effect", state / "sessions", state / "metrics.jsonl"]
-    if layout is not None:
-        for pattern in (layout.session_metrics, layout.session_state, layout.notices, layout.lifetime_metrics):
-            # a per-session path is skipped at its first folder ("sessions/{session}/...")
-            own.append(state / (pattern.split("/", 1)[0] if "{session}" in pattern else pattern))
+    layout = ctx.project.layout
+    own = [state / "effect"]
+    for pattern in (layout.session_metrics, layout.session_state, layout.notices, layout.decisions,
+                    layout.lifetime_metrics, layout.role_owner):
+        # a per-session path is skipped at its first folder ("sessions/{session}/...")
+        own.append(state / (pattern.split("/", 1)[0] if "{session}" in pattern else pattern))
     rels = set()
     for path in own:
         try:

@@ -33,7 +33,6 @@ from ..store import locked
 from .stage_checks import current_tag
 
 CONTINUING_SOURCES = frozenset({"compact"})
-ROLE_OWNER_FILE = "role_owner.json"
 # events only a live session that is working sends: the role was there while it worked
 CLAIMING_EVENTS = ("UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure")
 
@@ -76,7 +75,7 @@ def role_owner(ctx: Context) -> str | None:
     if mtime is None:
         return None
     try:
-        note = msgspec.json.decode(locked.read(ctx.project.state_dir / ROLE_OWNER_FILE) or b"{}")
+        note = msgspec.json.decode(locked.read(ctx.project.state_dir / ctx.project.layout.role_owner) or b"{}")
     except msgspec.DecodeError:
         return None
     if not isinstance(note, dict) or note.get("mtime_ns") != mtime or not isinstance(note.get("session_id"), str):
@@ -90,7 +89,7 @@ def _claim_role(event: Event, ctx: Context) -> None:
         return
     note = {"session_id": event.session_id, "runtime": event.runtime, "role": ctx.project.current_role(),
             "mtime_ns": mtime}
-    locked.replace(ctx.project.state_dir / ROLE_OWNER_FILE, msgspec.json.encode(note))
+    locked.replace(ctx.project.state_dir / ctx.project.layout.role_owner, msgspec.json.encode(note))
 
 
 def _drop_stale_role(event: Event, ctx: Context) -> str | None:

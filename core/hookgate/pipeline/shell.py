@@ -435,6 +435,11 @@ class Call:
     def cwd(self) -> str | None:
         return self.state.cwd
 
+    def probe(self) -> "Call":
+        """The same command's surroundings with findings of their own: what would a command
+        run here write, without counting it as written."""
+        return Call(Reader(), self.state.copy(), self.shown, self.depth)
+
     def absolute(self, path: str) -> str | None:
         return self.state.absolute(path)
 

@@ -639,11 +639,9 @@ def _found(root: str, shown: str, tests: list[tuple[str, str]] | None) -> list[s
 
 def _writes_anything(words: list[Word], call: "Call") -> bool:
     """Whether `words`, run as a command (with unknown operands), may write anything."""
-    from .shell import Call, Reader  # the reader imports this module: resolved at call time
-    probe_reader = Reader()
-    probe = Call(probe_reader, call.state.copy(), call.shown, call.depth)
+    probe = call.probe()
     program_writes(list(words), probe)
-    return bool(probe_reader.writes or probe_reader.unknown)
+    return bool(probe.reader.writes or probe.reader.unknown)
 
 
 def _xargs(name: str, args: list[Word], call: "Call") -> None:

@@ -33,6 +33,7 @@ class Layout(msgspec.Struct, frozen=True, kw_only=True):
     session_state: str
     notices: str
     decisions: str  # every decided event of the session (hookgate explain, replay); hookgate's own
+    role_owner: str  # which session set the active role (pipeline/session.py)
     lifetime_metrics: str
     reports: str
     banner: str
