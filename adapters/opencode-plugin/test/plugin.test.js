@@ -261,7 +261,8 @@ test("a call that failed (tool part in state error) is its after-event: what it 
   const client = fakeClient()
   const hooks = await plugin(root, client)
   await hooks.event(created("ses_e"))
-  const command = "p=src/player.gd; echo hacked >> $p; sleep 600"
+  // the target computed at run time: the shell gate cannot read it, so it leaves it to the effect check
+  const command = "p=$(printf 'src/play%s' er.gd); echo hacked >> $p; sleep 600"
   await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_e", callID: "c1" }, { args: { command } })
   writeFileSync(player, "extends Node\nhacked\n") // what the command did before it was aborted
   await hooks.event(toolError("ses_e", "c1", command))
