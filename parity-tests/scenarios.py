@@ -307,7 +307,7 @@ LEAD_SESSION = Session(
             verdict="block", sees="`hookgate uninstall claude --project .` changes hookgate's own registration",
             records=(rec("hook_block", gate="check_hookgate_commands"),), proves=("check_hookgate_commands",))),
         # a target the syntax gate cannot read: the command runs, and its effect is put back
-        Tool(tool="Bash", input={"command": "s=scenes/main; echo '[hacked]' >> $s.tscn"}, expect=Expect(
+        Tool(tool="Bash", input={"command": "python3 -c \"import pathlib; pathlib.Path('scenes', 'main.' + 'tscn').write_text('[hacked]')\""}, expect=Expect(
             records=(rec("write_reverted", path="scenes/main.tscn", change="changed"),
                      rec("hook_block", gate="effect_restore")),
             files={"scenes/main.tscn": "[gd_scene]\n"}, proves=("effect_restore",)),

@@ -37,7 +37,9 @@ PAYLOADS = HERE.parent / "parity-tests" / "payloads"
 CASES_FILE = HERE / "shell_corpus" / "cases.toml"
 BIG_TREE_FILES = 2500          # more than the 2000 files the old tree walk stopped at
 BIG_COMMAND_CHARS = 105_000    # over the reader's limit, under what `bash -c` accepts in one argument
-SKIPPED = (".git/", ".hookgate/sessions/", ".hookgate/metrics.jsonl/")  # git's bookkeeping; hookgate's own records
+# git's bookkeeping; the files hookgate itself writes on every call (its records, the effect
+# check's store, which session owns the role): none of them is the command's doing
+SKIPPED = (".git/", ".hookgate/sessions/", ".hookgate/metrics.jsonl/", ".hookgate/effect/", ".hookgate/role_owner.json/")
 
 # What each actor may not write, as the godot preset says (kept here, independent of hookgate's
 # matcher, so the ground truth does not come from the code under test).

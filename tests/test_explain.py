@@ -95,7 +95,7 @@ def test_a_command_hook_refusal_names_the_handler(build: Pipeline) -> None:
     hooks = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": "echo 'no deploys' >&2; exit 2"}]}]}}
     (build.root / ".hookgate" / "hooks.json").write_text(json.dumps(hooks))
-    assert build.bash("make deploy").blocked
+    assert build.bash("echo deploy").blocked  # a command the shell gate lets through
     got = explained(build.root)
     assert got["rule"]["what"] == "hooks.json handler `echo 'no deploys' >&2; exit 2`"
     assert got["rule"]["file"] == ".hookgate/hooks.json"

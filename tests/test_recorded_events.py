@@ -86,7 +86,7 @@ def test_a_decision_records_every_gate_that_ran_and_the_state_it_read(tmp_path: 
     p.tool("Write", file_path="src/a.gd", content="x")
     [write] = [d for d in decisions(p) if d["tool"] == "Write"]
     assert write["decision"] == "block" and write["blocked_by"] == ["check_file_permissions"]
-    assert [g["id"] for g in write["gates"]] == ["check_file_permissions", "stage_reminder"]
+    assert [g["id"] for g in write["gates"]] == ["session_start", "check_file_permissions", "stage_reminder", "effect_snapshot"]
     assert write["role"] == "build" and write["stages"] == 1 and write["root"] == str(tmp_path)
     assert [r["event"] for r in write["records"]] == ["file_write", "hook_block"]
     assert write["session_id"] == "s1" and write["runtime"] == "claude" and write["ts"]

@@ -66,7 +66,7 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
         return  # one call, several events (a patch's files): read once; one refused file refuses all
     agent = agent_of(event, ctx, role)
     ctx.memo[("effect", "agent", call)] = agent  # for begin(), once the call is decided
-    protection = protection_for(agent, ctx.config)
+    protection = protection_for(agent, ctx.config, str(ctx.project.root))
     root = str(ctx.project.root)
     now = time.time_ns()
     index = store.load_index(protection.key)
@@ -172,7 +172,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     if before is None:
         return None
     agent = Agent(*before.agent)
-    protection = protection_for(agent, ctx.config)
+    protection = protection_for(agent, ctx.config, str(ctx.project.root))
     if protection.key != before.key:  # the rules changed during the call: judge by the new ones
         before = _rekeyed(before, protection, store)
     root = str(ctx.project.root)
@@ -182,7 +182,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     failed: list[tuple[Change, str]] = []
     if changes:
         book = ledger.Ledger.load(store, ctx.config.effect.ledger_seconds)
-        allows = lambda other, rel: other != agent and protection_for(other, ctx.config).reason(rel) is None  # noqa: E731
+        allows = lambda other, rel: other != agent and protection_for(other, ctx.config, str(ctx.project.root)).reason(rel) is None  # noqa: E731
         for change in changes:
             path = os.path.join(root, change.rel)
             if book.excusing(change.rel, book.started(call, before.t), now, call, not agent.in_subagent, allows):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import msgspec
 
 from ..config.schema import Config, PathRule, RuleSet
-from ..paths import _marker_parts, _strip_worktree
+from ..paths import _marker_parts, _strip_worktree, anchor
 from ..pipeline.permissions import rule_sets_for
 from ..pipeline.rules import expand
 
@@ -100,17 +100,37 @@ class Protection:
         return answer
 
 
-# (agent, the config object) -> its compiled protection; a changed config is a new object
-_compiled: dict[tuple[Agent, int], tuple[Config, Protection]] = {}
+# (agent, the config object, the root) -> its compiled protection; a changed config is a new object
+_compiled: dict[tuple[Agent, int, str | None], tuple[Config, Protection]] = {}
 
 
-def protection_for(agent: Agent, config: Config) -> Protection:
-    key = (agent, id(config))
+def _inside(rule: PathRule, classes: dict[str, list[str]], root: str | None) -> PathRule:
+    """A self-protection rule as the scan of the project can use it: a pattern anchored at a place
+    outside the project ("~/...", "$NAME/...") becomes the project path it names, when it lies in the
+    project, and is left out otherwise (the scan sees only the project)."""
+    patterns = []
+    base = (root.rstrip("/").lower() + "/") if root else None
+    for pattern in expand(rule.deny or rule.allow or [], classes):
+        if not (pattern.startswith("~/") or pattern.startswith("$")):
+            patterns.append(pattern)
+            continue
+        place = anchor(pattern)
+        if place is not None and base is not None and place.startswith(base):
+            patterns.append("/" + place[len(base):])
+    field = "deny" if rule.deny is not None else "allow"
+    return msgspec.structs.replace(rule, **{field: patterns})
+
+
+def protection_for(agent: Agent, config: Config, root: str | None = None) -> Protection:
+    key = (agent, id(config), root)
     hit = _compiled.get(key)
     if hit is not None and hit[0] is config:
         return hit[1]
     pipeline = config.pipeline
     sets = rule_sets_for(pipeline, agent.role, agent.in_subagent, agent.agent_type)
+    if pipeline.protect.enabled:  # hookgate's own files come first, as in write_denial
+        rules = [_inside(rule, pipeline.paths, root) for rule in pipeline.protect.rules]
+        sets = [RuleSet(rules=rules)] + sets
     protection = Protection(sets, pipeline.paths, pipeline.worktree_markers, agent)
     if len(_compiled) > 32:
         _compiled.clear()
