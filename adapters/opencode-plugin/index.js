@@ -7,6 +7,9 @@
 //   tool.execute.before            PreToolUse        refusal: throw Error(reason), the model sees it
 //                                                     (apply_patch: the raw patch, read by the core)
 //   tool.execute.after             PostToolUse       context / refusal appended to the tool output
+//   event message.part.updated     PostToolUseFailure a tool part in state error (a thrown or aborted
+//                                                     call, which has no tool.execute.after): a refusal
+//                                                     reaches the model as a queued note
 //   event session.created          SessionStart      (a child session: SubagentStart, and the
 //                                                     sessionID -> {parent, agent} map is updated)
 //   chat.message                   UserPromptSubmit  refusal: throw; context appended to the prompt
@@ -68,6 +71,9 @@ export const HookgatePlugin = async (input, pluginOptions = {}) => {
     const startContext = new Map(); // session -> context a start verdict wants the model to see
     const callContext = new Map(); // tool call -> context its PreToolUse verdict wants the model to see
     const childStops = new Map(); // child session -> its SubagentStop decision
+    // tool calls refused before they ran (their error is hookgate's refusal, not a failure of a call
+    // that ran), or whose PostToolUseFailure was sent (OpenCode may report the error part again)
+    const failedCalls = new Set();
     async function decide(event) {
         let verdict;
         try {
@@ -158,6 +164,22 @@ export const HookgatePlugin = async (input, pluginOptions = {}) => {
         await started.catch(() => null);
         await decide(t.sessionEnd(await who(sessionID), directory, "other"));
     }
+    /** A call that threw or was aborted: its after-event, so the effect check sees what it changed. */
+    async function onToolError(part) {
+        if (!part.callID || failedCalls.has(part.callID))
+            return;
+        failedCalls.add(part.callID);
+        callContext.delete(part.callID);
+        const verdict = await decide(t.postToolUseFailure(part, await who(part.sessionID), directory));
+        if (!t.refuses(verdict))
+            return;
+        // no tool output to append to: the note is queued for the model's next step
+        const parts = [{ type: "text", text: `[hookgate] ${t.refusal(verdict)}` }];
+        const answer = await client.session.prompt({ path: { id: part.sessionID }, body: { noReply: true, parts } })
+            .catch((error) => ({ error: error?.message ?? error }));
+        if (answer?.error)
+            log("warn", `could not tell the model what was put back: ${JSON.stringify(answer.error)}`);
+    }
     function guard(what, promise) {
         promise.catch((error) => log("error", `${what} failed: ${error?.message ?? error}`));
         return promise;
@@ -165,8 +187,10 @@ export const HookgatePlugin = async (input, pluginOptions = {}) => {
     return {
         "tool.execute.before": async (input, output) => {
             const verdict = await decide(t.preToolUse(input, output.args, await who(input.sessionID), directory));
-            if (t.refuses(verdict))
+            if (t.refuses(verdict)) {
+                failedCalls.add(input.callID); // refused here, it never ran
                 throw new Error(t.refusal(verdict));
+            }
             if (verdict.kind === "modify") {
                 // the whole input is replaced, as Claude Code's updatedInput; OpenCode 1.18.33 runs the
                 // tool with these very args (checked on the real binary), so they are edited in place
@@ -178,6 +202,7 @@ export const HookgatePlugin = async (input, pluginOptions = {}) => {
                     Object.assign(output.args, next);
                 }
                 catch (error) {
+                    failedCalls.add(input.callID);
                     throw new Error(`hookgate had to rewrite this call's input, which OpenCode refused (${error.message}); not run`);
                 }
             }
@@ -264,6 +289,12 @@ export const HookgatePlugin = async (input, pluginOptions = {}) => {
                     guard("session end", endSession(id));
                     for (const map of [turns, starts, startContext, childStops])
                         map.delete(id);
+                    break;
+                }
+                case "message.part.updated": {
+                    const part = event.properties?.part;
+                    if (t.isFailedToolPart(part))
+                        guard("post tool use failure", onToolError(part));
                     break;
                 }
                 case "permission.asked":

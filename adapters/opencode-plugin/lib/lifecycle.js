@@ -7,6 +7,7 @@ export const LIFECYCLE = {
     PreToolUse: { hook: "tool.execute.before", failClosed: true, matchField: "tool_name" },
     PermissionRequest: { hook: "event permission.asked", failClosed: true, matchField: "tool_name" },
     PostToolUse: { hook: "tool.execute.after", failClosed: false, matchField: "tool_name" },
+    PostToolUseFailure: { hook: "event message.part.updated (tool part in state error)", failClosed: false, matchField: "tool_name" },
     SubagentStart: { hook: "event session.created (child session)", failClosed: false, matchField: "agent_type" },
     SubagentStop: { hook: "experimental.text.complete / event session.idle (child session)", failClosed: false, matchField: "agent_type" },
     Stop: { hook: "experimental.text.complete / event session.idle (root session)", failClosed: false, matchField: null },

@@ -48,6 +48,14 @@ export const postToolUse = (input, output, who, cwd) => ({
     tool_use_id: input.callID,
     tool_response: { title: output?.title, output: output?.output, metadata: output?.metadata },
 });
+/** Whether an updated message part is a tool call that failed (threw, or was aborted). */
+export const isFailedToolPart = (part) => part?.type === "tool" && part.state?.status === "error";
+/** A tool call that threw or was aborted: OpenCode fires no tool.execute.after for it, so this is
+ * its after-event (the effect check puts back what it changed). */
+export const postToolUseFailure = (part, who, cwd) => ({
+    ...base("PostToolUseFailure", who, cwd), tool_name: toolName(part.tool), tool_input: canonicalInput(part.tool, part.state.input),
+    tool_use_id: part.callID, error: String(part.state.error ?? ""),
+});
 export const sessionStart = (who, cwd) => ({ ...base("SessionStart", who, cwd), source: "startup" });
 export const sessionEnd = (who, cwd, reason) => ({ ...base("SessionEnd", who, cwd), reason });
 export const subagentStart = (who, cwd) => ({ ...base("SubagentStart", who, cwd) });

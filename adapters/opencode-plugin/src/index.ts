@@ -7,6 +7,9 @@
 //   tool.execute.before            PreToolUse        refusal: throw Error(reason), the model sees it
 //                                                     (apply_patch: the raw patch, read by the core)
 //   tool.execute.after             PostToolUse       context / refusal appended to the tool output
+//   event message.part.updated     PostToolUseFailure a tool part in state error (a thrown or aborted
+//                                                     call, which has no tool.execute.after): a refusal
+//                                                     reaches the model as a queued note
 //   event session.created          SessionStart      (a child session: SubagentStart, and the
 //                                                     sessionID -> {parent, agent} map is updated)
 //   chat.message                   UserPromptSubmit  refusal: throw; context appended to the prompt
@@ -30,7 +33,7 @@ import type { Hooks, PluginInput, PluginOptions } from "@opencode-ai/plugin"
 
 import { CoreClient, coreCommand } from "./lib/client.js"
 import { failVerdict } from "./lib/failmode.js"
-import type { HookName, Part, PermissionAsked, RuntimeEvent, SessionInfo } from "./lib/opencode.js"
+import type { FailedToolPart, HookName, Part, PermissionAsked, RuntimeEvent, SessionInfo } from "./lib/opencode.js"
 import type { CanonicalEvent, Verdict, Who } from "./lib/protocol.js"
 import { Sessions } from "./lib/sessions.js"
 import * as t from "./lib/translate.js"
@@ -91,6 +94,9 @@ export const HookgatePlugin = async (input: PluginInput, pluginOptions: PluginOp
   const startContext = new Map<string, string>() // session -> context a start verdict wants the model to see
   const callContext = new Map<string, string>() // tool call -> context its PreToolUse verdict wants the model to see
   const childStops = new Map<string, Promise<Verdict | null | undefined>>() // child session -> its SubagentStop decision
+  // tool calls refused before they ran (their error is hookgate's refusal, not a failure of a call
+  // that ran), or whose PostToolUseFailure was sent (OpenCode may report the error part again)
+  const failedCalls = new Set<string>()
 
   async function decide(event: CanonicalEvent): Promise<Verdict> {
     let verdict: Verdict
@@ -180,6 +186,20 @@ export const HookgatePlugin = async (input: PluginInput, pluginOptions: PluginOp
     await decide(t.sessionEnd(await who(sessionID), directory, "other"))
   }
 
+  /** A call that threw or was aborted: its after-event, so the effect check sees what it changed. */
+  async function onToolError(part: FailedToolPart) {
+    if (!part.callID || failedCalls.has(part.callID)) return
+    failedCalls.add(part.callID)
+    callContext.delete(part.callID)
+    const verdict = await decide(t.postToolUseFailure(part, await who(part.sessionID), directory))
+    if (!t.refuses(verdict)) return
+    // no tool output to append to: the note is queued for the model's next step
+    const parts = [{ type: "text" as const, text: `[hookgate] ${t.refusal(verdict)}` }]
+    const answer: { error?: unknown } = await client.session.prompt({ path: { id: part.sessionID }, body: { noReply: true, parts } })
+      .catch((error: unknown) => ({ error: (error as Error)?.message ?? error }))
+    if (answer?.error) log("warn", `could not tell the model what was put back: ${JSON.stringify(answer.error)}`)
+  }
+
   function guard<T>(what: string, promise: Promise<T>): Promise<T> {
     promise.catch((error) => log("error", `${what} failed: ${error?.message ?? error}`))
     return promise
@@ -188,7 +208,10 @@ export const HookgatePlugin = async (input: PluginInput, pluginOptions: PluginOp
   return {
     "tool.execute.before": async (input, output) => {
       const verdict = await decide(t.preToolUse(input, output.args, await who(input.sessionID), directory))
-      if (t.refuses(verdict)) throw new Error(t.refusal(verdict))
+      if (t.refuses(verdict)) {
+        failedCalls.add(input.callID) // refused here, it never ran
+        throw new Error(t.refusal(verdict))
+      }
       if (verdict.kind === "modify") {
         // the whole input is replaced, as Claude Code's updatedInput; OpenCode 1.18.33 runs the
         // tool with these very args (checked on the real binary), so they are edited in place
@@ -197,6 +220,7 @@ export const HookgatePlugin = async (input: PluginInput, pluginOptions: PluginOp
           for (const key of Object.keys(output.args)) if (!(key in next)) delete output.args[key]
           Object.assign(output.args, next)
         } catch (error) {
+          failedCalls.add(input.callID)
           throw new Error(`hookgate had to rewrite this call's input, which OpenCode refused (${(error as Error).message}); not run`)
         }
       }
@@ -273,6 +297,11 @@ export const HookgatePlugin = async (input: PluginInput, pluginOptions: PluginOp
           if (!id) break
           guard("session end", endSession(id))
           for (const map of [turns, starts, startContext, childStops]) map.delete(id)
+          break
+        }
+        case "message.part.updated": {
+          const part = event.properties?.part
+          if (t.isFailedToolPart(part)) guard("post tool use failure", onToolError(part))
           break
         }
         case "permission.asked":

@@ -261,7 +261,8 @@ test("a call that failed (tool part in state error) is its after-event: what it 
   const client = fakeClient()
   const hooks = await plugin(root, client)
   await hooks.event(created("ses_e"))
-  const command = "p=src/player.gd; echo hacked >> $p; sleep 600"
+  // the target computed at run time: the shell gate cannot read it, so it leaves it to the effect check
+  const command = "p=$(printf 'src/play%s' er.gd); echo hacked >> $p; sleep 600"
   await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_e", callID: "c1" }, { args: { command } })
   writeFileSync(player, "extends Node\nhacked\n") // what the command did before it was aborted
   await hooks.event(toolError("ses_e", "c1", command))
@@ -273,4 +274,31 @@ test("a call that failed (tool part in state error) is its after-event: what it 
   const reverted = metrics(root, "ses_e").filter((r) => r.event === "write_reverted")
   assert.deepEqual(reverted.map((r) => [r.path, r.hook_event, r.command]), [["src/player.gd", "PostToolUseFailure", command]])
   await hooks.dispose()
+})
+
+test("a failed call's error part: a refused call's is not sent, an allowed call's once, a finished part not at all", async () => {
+  const root = project()
+  const sent = path.join(root, "events.jsonl")
+  process.env.FAKE_CORE_EVENTS = sent
+  const hooks = await HookgatePlugin({ client: fakeClient(), directory: root }, { command: FAKE_CORE })
+  const part = (callID, tool, input, state) => ({ event: { type: "message.part.updated", properties: { sessionID: "s",
+    part: { type: "tool", sessionID: "s", callID, tool, state: { input, ...state } } } } })
+  const sentFailures = () => (existsSync(sent) ? readFileSync(sent, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [])
+    .filter((e) => e.hook_event_name === "PostToolUseFailure")
+  try {
+    const gd = { filePath: path.join(root, "src/p.gd"), content: "x" }
+    // the stand-in core refuses a .gd write: OpenCode then reports the call's error part, which is hookgate's refusal
+    await assert.rejects(hooks["tool.execute.before"]({ tool: "write", sessionID: "s", callID: "refused" }, { args: gd }), /no /)
+    await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "ran" }, { args: { command: "sleep 9" } })
+    await hooks.event(part("refused", "write", gd, { status: "error", error: "no src/p.gd" }))
+    await hooks.event(part("done", "bash", { command: "true" }, { status: "completed", output: "" }))
+    await hooks.event(part("ran", "bash", { command: "sleep 9" }, { status: "error", error: "Tool execution aborted" }))
+    await hooks.event(part("ran", "bash", { command: "sleep 9" }, { status: "error", error: "Tool execution aborted" }))
+    await until(() => sentFailures().length > 0)
+  } finally {
+    await hooks.dispose()
+    delete process.env.FAKE_CORE_EVENTS
+  }
+  assert.deepEqual(sentFailures().map((e) => [e.tool_name, e.tool_input, e.tool_use_id, e.error, e.session_id]),
+    [["Bash", { command: "sleep 9" }, "ran", "Tool execution aborted", "s"]])
 })

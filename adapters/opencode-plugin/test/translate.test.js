@@ -130,3 +130,18 @@ test("a child's agent missing at its creation is taken from its first chat.messa
   assert.deepEqual(await sessions.resolve("kid"), { root: "root", agentId: "kid", agentType: "worker" })
   assert.deepEqual(await sessions.resolve("root"), { root: "root", agentId: null, agentType: null })
 })
+
+test("a tool part in state error is the call's PostToolUseFailure, apply_patch carrying its raw patch", () => {
+  const failed = (tool, input) => ({ type: "tool", sessionID: "s", callID: "c", tool, state: { status: "error", input, error: "aborted" } })
+  const bash = failed("bash", { command: "sleep 600", description: "wait" })
+  assert.ok(t.isFailedToolPart(bash))
+  for (const part of [null, undefined, { type: "text", text: "x" }, { ...bash, state: { ...bash.state, status: "completed" } }, { ...bash, state: undefined }]) {
+    assert.equal(t.isFailedToolPart(part), false)
+  }
+  const event = t.postToolUseFailure(bash, main, "/w")
+  assert.deepEqual(event, { ...t.base("PostToolUseFailure", main, "/w"), tool_name: "Bash",
+    tool_input: { command: "sleep 600", description: "wait" }, tool_use_id: "c", error: "aborted" })
+  const patchText = "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch"
+  const patch = t.postToolUseFailure(failed("apply_patch", { patchText }), main, "/w")
+  assert.deepEqual([patch.tool_name, patch.tool_input], ["apply_patch", { patch: patchText }])
+})

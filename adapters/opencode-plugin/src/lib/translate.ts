@@ -3,7 +3,7 @@
 // Pure: no I/O, so every mapping is testable on the captured payloads.
 
 import type { EventName } from "./lifecycle.js"
-import type { HookInput, HookOutput, Part, PermissionAsked, SessionInfo } from "./opencode.js"
+import type { FailedToolPart, HookInput, HookOutput, Part, PermissionAsked, SessionInfo } from "./opencode.js"
 import type { CanonicalEvent, Verdict, Who } from "./protocol.js"
 
 export type { Who }
@@ -68,6 +68,17 @@ export const postToolUse = (input: HookInput<"tool.execute.after">, output: Part
   ...base("PostToolUse", who, cwd), tool_name: toolName(input.tool), tool_input: canonicalInput(input.tool, input.args),
   tool_use_id: input.callID,
   tool_response: { title: output?.title, output: output?.output, metadata: output?.metadata },
+})
+
+/** Whether an updated message part is a tool call that failed (threw, or was aborted). */
+export const isFailedToolPart = (part: { type: string } | null | undefined): part is FailedToolPart =>
+  part?.type === "tool" && (part as { state?: { status?: string } }).state?.status === "error"
+
+/** A tool call that threw or was aborted: OpenCode fires no tool.execute.after for it, so this is
+ * its after-event (the effect check puts back what it changed). */
+export const postToolUseFailure = (part: FailedToolPart, who: Who, cwd: string): CanonicalEvent => ({
+  ...base("PostToolUseFailure", who, cwd), tool_name: toolName(part.tool), tool_input: canonicalInput(part.tool, part.state.input),
+  tool_use_id: part.callID, error: String(part.state.error ?? ""),
 })
 
 export const sessionStart = (who: Who, cwd: string): CanonicalEvent => ({ ...base("SessionStart", who, cwd), source: "startup" })

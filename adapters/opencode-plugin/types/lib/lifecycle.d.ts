@@ -29,6 +29,11 @@ export declare const LIFECYCLE: {
         readonly failClosed: false;
         readonly matchField: "tool_name";
     };
+    readonly PostToolUseFailure: {
+        readonly hook: "event message.part.updated (tool part in state error)";
+        readonly failClosed: false;
+        readonly matchField: "tool_name";
+    };
     readonly SubagentStart: {
         readonly hook: "event session.created (child session)";
         readonly failClosed: false;

@@ -1,5 +1,5 @@
 import type { Hooks } from "@opencode-ai/plugin";
-import type { Event as RuntimeEvent, PermissionRequest, Session } from "@opencode-ai/sdk/v2";
+import type { Event as RuntimeEvent, PermissionRequest, Session, ToolPart, ToolStateError } from "@opencode-ai/sdk/v2";
 /** The hooks that hookgate implements (the keys of `Hooks` it returns). */
 export type HookName = "tool.execute.before" | "tool.execute.after" | "chat.message" | "experimental.text.complete" | "experimental.session.compacting" | "event" | "dispose";
 /** The hooks that are functions (not `tool`, `auth`, `provider`). */
@@ -18,3 +18,7 @@ export type { RuntimeEvent };
 export type SessionInfo = Pick<Session, "id" | "parentID" | "title" | "agent">;
 /** A permission asked of the user (the `permission.asked` event's properties). */
 export type PermissionAsked = PermissionRequest;
+/** A tool call that threw or was aborted (`message.part.updated` with a tool part in state error). */
+export type FailedToolPart = ToolPart & {
+    state: ToolStateError;
+};

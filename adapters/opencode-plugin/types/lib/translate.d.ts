@@ -1,5 +1,5 @@
 import type { EventName } from "./lifecycle.js";
-import type { HookInput, HookOutput, Part, PermissionAsked, SessionInfo } from "./opencode.js";
+import type { FailedToolPart, HookInput, HookOutput, Part, PermissionAsked, SessionInfo } from "./opencode.js";
 import type { CanonicalEvent, Verdict, Who } from "./protocol.js";
 export type { Who };
 type Args = Record<string, unknown> | null | undefined;
@@ -14,6 +14,13 @@ export declare function base(name: EventName, who: Who, cwd: string): CanonicalE
 type ToolCall = Pick<HookInput<"tool.execute.before">, "tool" | "callID">;
 export declare const preToolUse: (input: ToolCall, args: Args, who: Who, cwd: string) => CanonicalEvent;
 export declare const postToolUse: (input: HookInput<"tool.execute.after">, output: Partial<HookOutput<"tool.execute.after">> | undefined, who: Who, cwd: string) => CanonicalEvent;
+/** Whether an updated message part is a tool call that failed (threw, or was aborted). */
+export declare const isFailedToolPart: (part: {
+    type: string;
+} | null | undefined) => part is FailedToolPart;
+/** A tool call that threw or was aborted: OpenCode fires no tool.execute.after for it, so this is
+ * its after-event (the effect check puts back what it changed). */
+export declare const postToolUseFailure: (part: FailedToolPart, who: Who, cwd: string) => CanonicalEvent;
 export declare const sessionStart: (who: Who, cwd: string) => CanonicalEvent;
 export declare const sessionEnd: (who: Who, cwd: string, reason: string) => CanonicalEvent;
 export declare const subagentStart: (who: Who, cwd: string) => CanonicalEvent;
