@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from ..engine.gate import Gate, Observer
 from ..model.tools import FILE_TOOL_MATCHER, FILE_TOOLS
 from .ledger import note_allowed
@@ -170,7 +172,13 @@ OBSERVERS = (
 
 
 def gates(config: "Config", project: "Project | None") -> tuple[Gate, ...]:
-    return GATES if config.effect.enabled else ()
+    if not config.effect.enabled:
+        return ()
+    snapshot, restore = GATES
+    # the snapshot fails closed: only for the tools it wraps (and a patch's files), so a failure
+    # of its own never refuses a call it would not have checked (a web fetch, a read)
+    wrapped_tools = f"^(?:{config.effect.tools}|{FILE_TOOL_MATCHER})$"
+    return (msgspec.structs.replace(snapshot, matcher=wrapped_tools), restore)
 
 
 def observers(config: "Config", project: "Project | None") -> tuple[Observer, ...]:
