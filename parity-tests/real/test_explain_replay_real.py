@@ -36,6 +36,8 @@ RULES = {
     "check_file_permissions": (("pipeline.roles.build.rules[1]", "pipeline.subagents.always[0]"), "preset godot"),
     "check_shell_writes": (("pipeline.roles.build.rules[1]", "pipeline.subagents.always[0]"), "preset godot"),
     "check_asset_access": ("pipeline.asset_read", "preset godot"),
+    "check_hookgate_commands": ("pipeline.protect.commands", "preset godot"),
+    "effect_restore": ("pipeline.roles.build.rules[1]", "preset godot"),
     "stage_reminder": ("pipeline.stage_schemas.build", "preset godot"),
     "check_worker_report": ("pipeline.reports.worker", "preset godot"),
     "command_hooks.pre_tool_use": ("$.hooks.PreToolUse[0].hooks[0]", ".hookgate/hooks.json"),
@@ -125,10 +127,11 @@ def test_every_refusal_is_explained_by_its_rule(plays, tmp_path_factory, runtime
             assert got["rule"]["file"].startswith(where), (runtime, gate, got["rule"])
             assert got["event"]["runtime"] == runtime and got["verdict"]["kind"] == call.decision["decision"]
             explained += 1
-    # lead: prerequisites, a write, a shell write, an asset read, a command hook, a Python hook, a stage
-    # completion; round: the subagent's write and shell write, its first report (Codex's refusal of
-    # the draft.md rewrite is its adapter's, not a gate's: the gates' verdict was a rewrite)
-    assert explained == {"lead": 7, "round": 3}[name], (runtime, name, explained)
+    # lead: prerequisites, a write, a shell write, hookgate uninstall, a shell write put back after the
+    # call, an asset read, a command hook, a Python hook, a stage completion; round: the subagent's
+    # write and shell write, its first report (Codex's refusal of the draft.md rewrite is its
+    # adapter's, not a gate's: the gates' verdict was a rewrite)
+    assert explained == {"lead": 9, "round": 3}[name], (runtime, name, explained)
     print(f"{runtime} {name}: {explained} refusals explained, each by its rule")
 
 

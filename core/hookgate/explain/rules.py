@@ -102,8 +102,9 @@ def _write_rules(policy: Policy, gate_id: str, call: "Call", subagent_role: str 
     event = call.decision.get("call", {})
     role = call.decision.get("role")
     pipeline = policy.config.pipeline
-    paths = [r["path"] for r in call.records if r.get("event") in ("file_write", "file_edit", "file_delete")
-             and r.get("path")]
+    # what the call wrote (Write, Edit, a shell write), or what the effect check put back after it
+    paths = [r["path"] for r in call.records if r.get("event") in ("file_write", "file_edit", "file_delete",
+                                                                     "write_reverted") and r.get("path")]
     if not paths:
         given = (event.get("tool_input") or {}).get("file_path")
         paths = [given] if isinstance(given, str) else []
@@ -286,9 +287,18 @@ def _registration(root: Path, hook: str) -> tuple[str, int | None]:
     return "a module of [policies] modules, or a policy file", None
 
 
+def _protected_command(policy: Policy, gate_id: str, call: "Call", subagent_role: str | None) -> Rule:
+    key = "pipeline.protect.commands"
+    commands = ", ".join(f"hookgate {name}" for name in policy.config.pipeline.protect.commands)
+    return Rule(what=f"self-protection: no agent runs {commands} while a role is active", file=policy.file_of(key),
+                key=key, detail=policy.config.pipeline.protect.command_reason)
+
+
 FINDERS: tuple[tuple[str, Callable[..., Rule | None]], ...] = (
     ("check_file_permissions", _write_rules),
     ("check_shell_writes", _write_rules),
+    ("effect_restore", _write_rules),
+    ("check_hookgate_commands", _protected_command),
     ("check_asset_access", _asset_rule),
     ("check_stage_prerequisites", _prerequisite_rule),
     ("stage_reminder", _stage_rule),

@@ -13,7 +13,8 @@ otherwise for that reason alone.
 Command hooks and Python policies run as they would, in the scratch copy; what they write lands
 there. A verdict changed when what it does to the call changed (allow, a context, a rewrite, a
 refusal; an allow and a context both let it run as asked), or what monitor mode would have blocked. A call whose stored event lost something (a secret redacted, a long value cut) is still
-decided, and marked `inexact`.
+decided, and marked `inexact`. A replay runs no tool, so a refusal of the effect check after a call
+(it judged what the call did on disk) is carried over as it was and counted inexact.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ from ..store.project import HOOKGATE_DIR, Project
 # never copied into the scratch project: history, dependencies, hookgate's own logs and reports
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache"})
 POLICY_FILES = ("config.toml", "hooks.json", "policies")  # in .hookgate/, whatever the layout
+
+# gates whose verdict is about what the tool did: a replay, which runs no tool, keeps theirs
+CARRIED_GATES = frozenset({"effect_restore"})
 
 
 @dataclass
@@ -121,6 +125,10 @@ def _replay_call(group: list[Call], scratch: Path, project: Project, stage_lines
                        call.decision.get("would_block", []), call.decision.get("reason"))
         new = _verdict(decision.verdict.kind, list(decision.blocked_by), list(decision.monitored),
                        getattr(decision.verdict, "reason", None))
+        blocked_by = set(call.decision.get("blocked_by") or [])
+        if blocked_by and blocked_by <= CARRIED_GATES:  # it judged what the tool did, which a replay does not run
+            result.inexact += not inexact
+            continue
         if (_effect(old["verdict"]), old["would_block"]) != (_effect(new["verdict"]), new["would_block"]):
             stored = call.decision.get("call") or {}
             result.changed.append(Change(
