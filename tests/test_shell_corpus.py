@@ -5,12 +5,11 @@ is counted: a writing case (one that really changed a protected file when run in
 which a protected file is no longer as it was is a miss; a harmless case (one that changed no
 protected file) that was refused, or whose writes were put back, costs the user.
 
-The goals of the issue are 0 misses and at most 1% of harmless calls refused or reverted. What
-is asserted by default is what holds while no effect check covers shell calls (effect.covers is
-False: every unknown target is refused): 0 misses, and no harmless call refused on a literal
-target that it does not write (a misjudged name). HOOKGATE_CORPUS_GOALS=issue asserts the
-issue's goals as well (for the branch where the effect check is in force). The counts are
-printed (run with -s) and written to shell_corpus_counts.json in the test's tmp dir.
+The goals of the issue are 0 misses and at most 1% of harmless calls refused or reverted, with
+the effect check in force (the calls name themselves, as the runtimes' payloads do): both are
+asserted, and no harmless call may be refused on a literal target it does not write (a misjudged
+name). The counts are printed (run with -s) and written to shell_corpus_counts.json in the test's
+tmp dir.
 """
 
 from __future__ import annotations
@@ -109,5 +108,4 @@ def test_the_corpus_through_the_hook_cycle(corpus, runtime, monkeypatch, capsys)
     assert counts["writing"] >= 300 and counts["harmless"] >= 150
     assert misses == []
     assert by_name == []
-    if os.environ.get("HOOKGATE_CORPUS_GOALS") == "issue":
-        assert counts["harmless_refused_or_reverted_pct"] <= 1.0
+    assert counts["harmless_refused_or_reverted_pct"] <= 1.0
