@@ -44,7 +44,7 @@ def preinstall_opencode(config_dir: Path) -> None:
     drivers.opencode.preinstall gives it, but linked package by package: a scope folder is a real
     folder of links, so an npm or OpenCode install that later runs there replaces or prunes the
     links, never the shared packages behind them."""
-    from .opencode import PLUGIN_PACKAGE, plugin_version
+    from drivers.opencode import PLUGIN_PACKAGE, plugin_version
     from .runtimes import RUNTIMES_DIR
 
     modules = config_dir / "node_modules"

@@ -2,8 +2,10 @@
 
 The scripted model makes one shell call per family in a build-role project; each writes a file the
 lead may not write (game code, e2e/). The effect must hold on the real runtime, not only through
-the adapters: afterwards every protected file is as it was, and each writing call was refused by
-check_shell_writes. One harmless call (find -exec grep, a false positive of issue 12) must run.
+the adapters: afterwards every protected file is as it was, and each writing call was refused,
+before it ran by check_shell_writes, or, when only running it could tell what it writes (make, a
+script, code piped into an interpreter), after it ran by the effect check, which put the files
+back. One harmless call (find -exec grep, a false positive of issue 12) must run.
 """
 
 from __future__ import annotations
@@ -54,6 +56,11 @@ def _project(tmp_path: Path) -> tuple[Path, Path, Path]:
     return work, home, outside
 
 
+def _each_refused(refusals: list[str]) -> None:
+    """One refusal per writing call: before it ran, or after it (and put back)."""
+    assert len(refusals) == len(SAMPLE) and set(refusals) == {"check_shell_writes", "effect_restore"}, refusals
+
+
 def _commands(work: Path, outside: Path) -> list[str]:
     return [c.replace("{work}", str(work)).replace("{outside}", str(outside)) for c in SAMPLE.values()]
 
@@ -76,7 +83,7 @@ def test_the_sample_holds_on_real_claude_code(tmp_path: Path, fake_model: FakeMo
     run = run_claude(work, home, fake_model, f"{marker} go", timeout=600)
     assert run.returncode == 0, run.stderr
     assert all(_unchanged(work).values()), _unchanged(work)
-    assert _refusals(work) == ["check_shell_writes"] * len(SAMPLE)
+    _each_refused(_refusals(work))
     results = fake_model.tool_results("shell_sample")
     assert "src/player.gd" in results[-1]  # the harmless find -exec grep ran and found the files
 
@@ -91,7 +98,7 @@ def test_the_sample_holds_on_real_codex(tmp_path: Path, fake_model: FakeModel) -
     run = run_codex(work, home, f"{marker} go", timeout=600)
     assert run.returncode == 0, run.stderr
     assert all(_unchanged(work).values()), _unchanged(work)
-    assert _refusals(work) == ["check_shell_writes"] * len(SAMPLE)
+    _each_refused(_refusals(work))
     results = fake_model.tool_results("cx_shell_sample")
     assert "src/player.gd" in results[-1]
 
@@ -107,6 +114,6 @@ def test_the_sample_holds_on_real_opencode(tmp_path: Path, fake_model: FakeModel
     run = run_opencode(work, home, f"{marker} go", timeout=900)  # 16 model steps, slow on a busy machine
     assert run.returncode == 0, run.stderr[-3000:]
     assert all(_unchanged(work).values()), _unchanged(work)
-    assert _refusals(work) == ["check_shell_writes"] * len(SAMPLE)
+    _each_refused(_refusals(work))
     results = fake_model.tool_results("oc_shell_sample")
     assert "src/player.gd" in results[-1]

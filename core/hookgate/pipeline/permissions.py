@@ -45,17 +45,32 @@ def write_denial(path: str, event: Event, role: str, ctx: Context) -> str | None
     pipeline = ctx.config.pipeline
     subagent = event.in_subagent
     rule_sets = rule_sets_for(pipeline, role, subagent, agent_type_of(event, ctx) if subagent else None)
-    protect = pipeline.protect
     for rel in event_readings(path, event, ctx):
-        if protect.enabled:  # hookgate's own files, whatever the role or agent, before any role's rules
-            reason = denial(RuleSet(rules=protect.rules), rel, pipeline.paths, str(ctx.project.root))
-            if reason:
-                return reason
+        reason = _protected(rel, ctx)  # hookgate's own files, whatever the role or agent, before any role's rules
+        if reason:
+            return reason
         for rule_set in rule_sets:
             reason = denial(rule_set, rel, pipeline.paths)
             if reason:
                 return reason
     return None
+
+
+def protect_denial(path: str, event: Event, ctx: Context) -> str | None:
+    """Why `path` is one of hookgate's own files no agent may change while a role is active (the
+    self-protection rules alone: for a write outside the project, which no role's rules judge)."""
+    for rel in event_readings(path, event, ctx):
+        reason = _protected(rel, ctx)
+        if reason:
+            return reason
+    return None
+
+
+def _protected(rel: str, ctx: Context) -> str | None:
+    pipeline = ctx.config.pipeline
+    if not pipeline.protect.enabled:
+        return None
+    return denial(RuleSet(rules=pipeline.protect.rules), rel, pipeline.paths, str(ctx.project.root))
 
 
 def rule_sets_for(pipeline: Pipeline, role: str, in_subagent: bool, agent_type: str | None) -> list[RuleSet]:

@@ -30,7 +30,7 @@ from ..model.events import Event
 from ..model.verdicts import Block, Verdict
 from .agents import agent_type_of
 from .paths import event_readings, file_name
-from .permissions import rule_sets_for, write_denial
+from .permissions import protect_denial, rule_sets_for, write_denial
 from .shell import DEVICES, Unknown, Write, shell_writes
 from .stages import is_stage_log, stage_log_name
 
@@ -70,6 +70,11 @@ def check_shell_writes(event: Event, ctx: Context) -> Verdict | None:
             unknown.append(Unknown(f"{file_name(write.path)}, a file with more than one name (a hard link)",
                                    write.command))
         affected = _affected(write, root, event, ctx)
+        if affected == [] and role is not None:  # outside the project: only hookgate's own files there
+            reason = protect_denial(write.path, event, ctx)
+            if reason:
+                reasons.append(f"{reason.format(file=file_name(write.path), role=role)} (via `{write.command}`)")
+            continue
         if affected is None:
             unknown.append(Unknown(f"everything under {write.path} (too many files to judge)", write.command))
             continue
