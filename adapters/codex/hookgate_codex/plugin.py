@@ -5,10 +5,10 @@
   .agents/plugins/marketplace.json              the marketplace (`codex plugin marketplace add <checkout>`)
   adapters/codex/plugin/.codex-plugin/plugin.json   the plugin (`codex plugin add hookgate@hookgate`)
   adapters/codex/plugin/hooks/hooks.json        its hooks: the registrations of `hookgate install codex`
-                                                (registration.py), calling the hookgate on PATH
+                                                (install.py), calling the hookgate on PATH
 
 Codex runs a plugin's hooks only once the user reviewed them (`/hooks` in the interactive CLI, or
-`hookgate install codex --plugin-trust`, which records the hashes the review would: see trust.py).
+`hookgate install codex --plugin`, which records the hashes the review would: see plugin_trust.py).
 tests/test_plugin_channels.py fails when a file drifts from what this module renders.
 """
 
