@@ -29,21 +29,13 @@ DESCRIPTION = "hookgate's policy gates on every Claude Code hook (needs the hook
 
 
 def hook_command(event: str) -> str:
-    start = None
-    if event == "SessionStart":
-        message = plugin_hooks.missing_message(event, False)
-        start = json.dumps({"systemMessage": message,
-                            "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": message}})
+    start = plugin_hooks.session_start_answer() if event == "SessionStart" else None
     return plugin_hooks.command("claude", event, gating=event in lifecycle.fail_closed_events(), start_answer=start)
 
 
 def hooks() -> dict[str, Any]:
-    registrations = settings.registrations(plugin_hooks.PROGRAM)
-    for event, groups in registrations.items():
-        for group in groups:
-            for handler in group["hooks"]:
-                handler["command"] = hook_command(event)
-    return {"description": DESCRIPTION, "hooks": registrations}
+    return {"description": DESCRIPTION,
+            **plugin_hooks.hooks_document(settings.registrations(plugin_hooks.PROGRAM), hook_command)}
 
 
 def files() -> dict[str, str]:
@@ -58,21 +50,14 @@ def files() -> dict[str, str]:
         "plugins": [{"name": NAME, "source": f"./{PLUGIN_DIR}", "description": DESCRIPTION, "version": __version__}],
     }
     return {
-        ".claude-plugin/marketplace.json": _json(marketplace),
-        f"{PLUGIN_DIR}/.claude-plugin/plugin.json": _json(manifest),
-        f"{PLUGIN_DIR}/hooks/hooks.json": _json(hooks()),
+        ".claude-plugin/marketplace.json": plugin_hooks.json_text(marketplace),
+        f"{PLUGIN_DIR}/.claude-plugin/plugin.json": plugin_hooks.json_text(manifest),
+        f"{PLUGIN_DIR}/hooks/hooks.json": plugin_hooks.json_text(hooks()),
     }
 
 
-def _json(document: Any) -> str:
-    return json.dumps(document, indent=2) + "\n"
-
-
 def write(root: Path) -> None:
-    for relative, text in files().items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+    plugin_hooks.write_files(root, files())
 
 
 if __name__ == "__main__":

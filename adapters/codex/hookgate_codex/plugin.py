@@ -14,7 +14,6 @@ tests/test_plugin_channels.py fails when a file drifts from what this module ren
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,22 +30,13 @@ DESCRIPTION = "hookgate's policy gates on every Codex hook (needs the hookgate c
 
 
 def hook_command(event: str) -> str:
-    start = None
-    if event == "SessionStart":
-        message = plugin_hooks.missing_message(event, False)
-        start = json.dumps({"systemMessage": message,
-                            "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": message}})
-    return plugin_hooks.command("codex", event, gating=event in lifecycle.fail_closed_events(),
-                                start_answer=start, refuse_crashes=True)
+    start = plugin_hooks.session_start_answer() if event == "SessionStart" else None
+    return plugin_hooks.command("codex", event, gating=event in lifecycle.fail_closed_events(), start_answer=start,
+                                refuse_crashes=True)
 
 
 def hooks() -> dict[str, Any]:
-    registrations = registration.registrations(plugin_hooks.PROGRAM)
-    for event, groups in registrations.items():
-        for group in groups:
-            for handler in group["hooks"]:
-                handler["command"] = hook_command(event)
-    return {"hooks": registrations}
+    return plugin_hooks.hooks_document(registration.registrations(plugin_hooks.PROGRAM), hook_command)
 
 
 def files() -> dict[str, str]:
@@ -63,21 +53,14 @@ def files() -> dict[str, str]:
                      "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"}, "category": "Coding"}],
     }
     return {
-        ".agents/plugins/marketplace.json": _json(marketplace),
-        f"{PLUGIN_DIR}/.codex-plugin/plugin.json": _json(manifest),
-        f"{PLUGIN_DIR}/hooks/hooks.json": _json(hooks()),
+        ".agents/plugins/marketplace.json": plugin_hooks.json_text(marketplace),
+        f"{PLUGIN_DIR}/.codex-plugin/plugin.json": plugin_hooks.json_text(manifest),
+        f"{PLUGIN_DIR}/hooks/hooks.json": plugin_hooks.json_text(hooks()),
     }
 
 
-def _json(document: Any) -> str:
-    return json.dumps(document, indent=2) + "\n"
-
-
 def write(root: Path) -> None:
-    for relative, text in files().items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+    plugin_hooks.write_files(root, files())
 
 
 if __name__ == "__main__":

@@ -16,7 +16,10 @@ It runs under `sh` because Codex starts hooks with the user's login shell, which
 
 from __future__ import annotations
 
+import json
 import shlex
+from pathlib import Path
+from typing import Any, Callable
 
 PROGRAM = "hookgate"
 INSTALL_HINT = ("install it (pip install . in a hookgate checkout) on the PATH this runtime runs hooks with, "
@@ -57,3 +60,32 @@ def _double_quoted(text: str) -> str:
     if "'" in text:
         raise ValueError(f"no single quote in a plugin hook message: {text!r}")
     return '"' + "".join("\\" + c if c in '\\"$`' else c for c in text) + '"'
+
+
+# -- what the Claude Code and Codex plugin generators share ----------------------------------
+
+def session_start_answer() -> str:
+    """What a plugin's SessionStart hook says when no hookgate is on PATH: to the user and the model."""
+    message = missing_message("SessionStart", False)
+    return json.dumps({"systemMessage": message,
+                       "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": message}})
+
+
+def hooks_document(registrations: dict[str, Any], hook_command: Callable[[str], str]) -> dict[str, Any]:
+    """The plugin's hooks.json: the install's registrations, each handler running `hook_command(event)`."""
+    for event, groups in registrations.items():
+        for group in groups:
+            for handler in group["hooks"]:
+                handler["command"] = hook_command(event)
+    return {"hooks": registrations}
+
+
+def json_text(document: Any) -> str:
+    return json.dumps(document, indent=2) + "\n"
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
