@@ -45,23 +45,13 @@ def _marker_parts(markers: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
 
 def matches(rel: str, pattern: str, root: str | None = None) -> bool:
     """See presets/godot.toml for the pattern language. `root` (the project's, as `readings` saw
-    it) lets a pattern anchored outside the project match where that place lies inside it."""
-    if pattern[:1] in ("~", "$"):
-        anchored = anchor(pattern)
-        if anchored is None:
-            return False
-        if root is not None:
-            for form in _longest_first((root,)):
-                if anchored.startswith(form.lower()):
-                    anchored = anchored[len(form):]
-                    break
-        return fnmatchcase(rel, anchored)
-    pattern = pattern.lower()
-    if pattern.startswith("/"):
-        return fnmatchcase(rel, pattern[1:])
-    if "/" in pattern:
-        return fnmatchcase(rel, pattern)
-    return fnmatchcase(rel.rsplit("/", 1)[-1], pattern)
+    it) lets a pattern anchored outside the project match where that place lies inside it.
+    (pipeline/rules.py compiles whole rule sets from the same root_relative_pattern.)"""
+    plan = root_relative_pattern(pattern, root)
+    if plan is None:
+        return False
+    on_name, compared = plan
+    return fnmatchcase(rel.rsplit("/", 1)[-1] if on_name else rel, compared)
 
 
 def anchor(pattern: str) -> str | None:
@@ -81,7 +71,38 @@ def anchor(pattern: str) -> str | None:
     return os.path.join(os.path.normpath(base), rest).lower()
 
 
+def anchor_names(pattern: str) -> tuple[str, ...]:
+    """The environment variables `anchor(pattern)` reads (HOME for `~`), so a value computed from
+    anchored patterns can be keyed on what they depend on."""
+    head = pattern.partition("/")[0]
+    if head == "~":
+        return ("HOME",)
+    return (head[1:],) if head.startswith("$") else ()
+
+
+def root_relative_pattern(pattern: str, root: str | None) -> tuple[bool, str] | None:
+    """What `matches` compares for `pattern`: (whether it is the last component of `rel` alone,
+    as for a pattern without `/`; the lower-case fnmatch pattern), or None when an anchored
+    pattern names no place now."""
+    if pattern[:1] in ("~", "$"):
+        anchored = anchor(pattern)
+        if anchored is None:
+            return None
+        if root is not None:
+            for form in _longest_first((root,)):
+                if anchored.startswith(form.lower()):
+                    return False, anchored[len(form):]
+        return False, anchored
+    pattern = pattern.lower()
+    if pattern.startswith("/"):
+        return False, pattern[1:]
+    return "/" not in pattern, pattern
+
+
+@lru_cache(maxsize=1)
 def _hookgate_install() -> str:
+    """Where this hookgate is installed: it cannot move under the running process (a core whose
+    code changed leaves, hookgate.warm.server), so it is resolved once."""
     import hookgate
 
     return os.path.dirname(os.path.realpath(hookgate.__file__))

@@ -41,6 +41,7 @@ def main(args: list[str]) -> int:
     if isinstance(warm, tuple):
         stdout, stderr, code = warm
     else:
+        finish_startup()
         from hookgate.stdin import evaluate
 
         stdout, stderr, code = evaluate(runtime, raw, event_hint)
@@ -59,3 +60,13 @@ def main(args: list[str]) -> int:
         except Exception:  # the answer is out: nothing here may change its exit code
             pass
     return code
+
+
+def finish_startup() -> None:
+    """A registration starts this command without `site` (core/bin/hookgate): the warm client
+    needs nothing of it, but an in-process decision imports msgspec and a project's policies may
+    import anything, so it first gets the sys.path a plain start has (venv, .pth files, user site)."""
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()

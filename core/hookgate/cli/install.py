@@ -23,6 +23,21 @@ def hookgate_command() -> str:
     return f"{shlex.quote(sys.executable)} -m hookgate"
 
 
+def hook_command() -> str:
+    """How a stdin runtime (Claude Code, Codex) should start `hookgate hook`: as hookgate_command,
+    but without `site` (`python -S`) when the script will find this very hookgate beside itself
+    (core/bin/hookgate), which makes a call the warm core answers cost less than a plain
+    interpreter start. Any other layout (an editable install, a system's dist-packages) gets the
+    plain command."""
+    import hookgate
+
+    script = Path(sys.executable).with_name("hookgate")
+    beside = script.parent.parent / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    if not script.is_file() or not (beside / "hookgate").resolve() == Path(hookgate.__file__).resolve().parent:
+        return hookgate_command()
+    return f"{shlex.quote(sys.executable)} -S {shlex.quote(str(script))}"
+
+
 def main(args: list[str]) -> int:
     action = args[0]
     parser = argparse.ArgumentParser(prog=f"hookgate {action}", description=f"{action} hookgate's hook registrations")
@@ -49,7 +64,7 @@ def main(args: list[str]) -> int:
             return 1
     try:
         if action == "install":
-            changed = installer.install(target, hookgate_command())
+            changed = installer.install(target, hook_command() if runtime.stdin and not ns.plugin else hookgate_command())
         else:
             changed = installer.uninstall(target)
     except ValueError as exc:

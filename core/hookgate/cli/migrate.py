@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from hookgate.cli.install import hookgate_command
+from hookgate.cli.install import hook_command
 from hookgate.formats import hooksjson
 from hookgate.runtimes import plug
 from hookgate.store import locked
@@ -50,7 +50,7 @@ class Step:
 def plan(project: Path, env: dict[str, str]) -> list[Step]:
     """What migration does in this project: one step per runtime GodotMaker is registered for."""
     steps: list[Step] = []
-    command = hookgate_command()
+    command = hook_command()
     for runtime in ("claude", "codex"):
         installer: Any = plug(runtime).module("install")
         path = installer.config_path(project)

@@ -1,11 +1,25 @@
-"""Judging one project-relative path against a rule set of the config."""
+"""Judging one project-relative path against a rule set of the config.
+
+Every write is judged against every pattern of the self-protection rules and of a role's rules,
+so a rule list is compiled once into one regular expression per rule (its patterns on the whole
+path, and those without `/` on the last component), keyed on what the compiled form depends on:
+the rule list and path classes themselves (the config cache hands out the same objects until a
+file they come from changes), the project root, and the environment variables its anchored
+patterns name (`~/...` moves with HOME). Anything else gives a new compilation, never an old answer.
+"""
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+import os
+import re
+from fnmatch import translate
+from typing import Callable, Iterable, Mapping, Sequence
 
-from ..config.schema import PathRule, RuleSet
-from .paths import matches
+from ..config.schema import PathRule, Pipeline, RuleSet
+from ..paths import anchor_names, root_relative_pattern
+
+Test = Callable[[str, str], bool]  # (the relative path, its last component) -> does the rule match
+MAX_COMPILED = 256  # rule lists x roots x environments kept; past it the cache starts over
 
 
 def expand(patterns: Iterable[str], classes: Mapping[str, list[str]]) -> list[str]:
@@ -15,10 +29,11 @@ def expand(patterns: Iterable[str], classes: Mapping[str, list[str]]) -> list[st
     return expanded
 
 
-def first_match(rules: Iterable[PathRule], rel: str, classes: Mapping[str, list[str]],
+def first_match(rules: Sequence[PathRule], rel: str, classes: Mapping[str, list[str]],
                 root: str | None = None) -> PathRule | None:
-    for rule in rules:
-        if any(matches(rel, p, root) for p in expand(rule.allow or rule.deny or [], classes)):
+    name = rel.rsplit("/", 1)[-1]
+    for rule, test in compiled(rules, classes, root):
+        if test(rel, name):
             return rule
     return None
 
@@ -29,3 +44,52 @@ def denial(rule_set: RuleSet, rel: str, classes: Mapping[str, list[str]], root: 
     if rule is None:
         return rule_set.otherwise
     return rule.reason if rule.deny is not None else None
+
+
+# id(rules) -> (rules, classes, the environment names its patterns read); then the compiled rules
+# per (id(rules), id(classes), root, those names' values). The entries hold the objects whose ids
+# they are keyed on, so an id cannot be reused while its entry lives.
+_names: dict[int, tuple[object, object, tuple[str, ...]]] = {}
+_compiled: dict[tuple[object, ...], tuple[object, object, list[tuple[PathRule, Test]]]] = {}
+
+
+def compiled(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
+             root: str | None) -> list[tuple[PathRule, Test]]:
+    known = _names.get(id(rules))
+    if known is None or known[0] is not rules or known[1] is not classes:
+        names = tuple(sorted({name for rule in rules for pattern in expand(rule.allow or rule.deny or [], classes)
+                              for name in anchor_names(pattern)}))
+        if len(_names) >= MAX_COMPILED:
+            _names.clear()
+        known = _names[id(rules)] = (rules, classes, names)
+    key = (id(rules), id(classes), root, *(os.environ.get(name) for name in known[2]))
+    entry = _compiled.get(key)
+    if entry is None or entry[0] is not rules or entry[1] is not classes:
+        if len(_compiled) >= MAX_COMPILED:
+            _compiled.clear()
+        entry = _compiled[key] = (rules, classes, [(rule, _test(rule, classes, root)) for rule in rules])
+    return entry[2]
+
+
+def _test(rule: PathRule, classes: Mapping[str, list[str]], root: str | None) -> Test:
+    on_path, on_name = [], []
+    for pattern in expand(rule.allow or rule.deny or [], classes):
+        plan = root_relative_pattern(pattern, root)
+        if plan is not None:
+            (on_name if plan[0] else on_path).append(translate(plan[1]))
+    path_match = re.compile("|".join(on_path)).match if on_path else None
+    name_match = re.compile("|".join(on_name)).match if on_name else None
+
+    def test(rel: str, name: str) -> bool:
+        return bool((path_match and path_match(rel)) or (name_match and name_match(name)))
+
+    return test
+
+
+def prepare(pipeline: Pipeline, root: str) -> None:
+    """Compile every rule list of a pipeline config for the project at `root` in the current
+    environment: the warm core does, so each call's fork finds them compiled."""
+    compiled(pipeline.protect.rules, pipeline.paths, root)
+    compiled(pipeline.subagents.always, pipeline.paths, None)
+    for rule_set in [*pipeline.roles.values(), *pipeline.subagents.types.values()]:
+        compiled(rule_set.rules, pipeline.paths, None)

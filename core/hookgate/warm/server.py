@@ -417,14 +417,20 @@ def _payload(root: str, call: dict[str, object]) -> bytes:
 
 
 def refresh_config(project: str) -> None:
-    """Keep the project's config in the cache the forks inherit (a stat when nothing changed)."""
+    """Keep the project's config, and its rule lists compiled, in the caches the forks inherit
+    (a stat when nothing changed)."""
     from hookgate.config.load import open_project
     from hookgate.errors import ConfigError
 
+    from hookgate.pipeline.rules import prepare
+
     try:
-        open_project(Path(project))
+        found, config = open_project(Path(project))
     except ConfigError:
-        pass  # each call reports it, as in-process
+        return  # each call reports it, as in-process
+    # the rule lists compiled for this project and environment (HOME and the places its patterns
+    # name): a fork whose caller has the same environment judges a write without compiling
+    prepare(config.pipeline, str(found.root))
 
 
 def code_changed_since(started_ns: int) -> bool:
