@@ -38,13 +38,14 @@ BENCH_VENV = ROOT / "benchmarks" / ".venv"
 # must age past it, as every real install has
 RACY_SECONDS = 2.0
 TARGETS = {
-    "warm hook / bare python": 1.3,
+    "warm hook / bare python": 1.0,
     "cold hook / msgspec-import floor": 1.3,
     "session-length cost (1M-line log / empty)": 2.0,
     "Bash pre+post, effect check on / off": 1.5,
 }
 MIN_DECISIONS_PER_SECOND = 50_000
-OPENCODE_MAX_P50_MS = 1.0  # the issue's one absolute figure: a printed target, never a test
+OPENCODE_MAX_P50_MS = 0.5  # the issue's absolute figures: printed targets, never tests
+OPENCODE_MAX_P99_MS = 2.0
 OPENCODE_MIN_SPEEDUP = 50.0
 
 
@@ -68,44 +69,91 @@ def bench_python() -> Path:
     return python
 
 
-Command = tuple[list[str], bytes, dict[str, str]]  # argv, stdin, environment
+Command = tuple[list[list[str]], bytes, dict[str, str]]  # processes run one after the other, stdin, environment
 
 
-def time_commands(commands: dict[str, Command], rounds: int, cwd: Path) -> dict[str, list[float]]:
-    """Run every command once per round, interleaved, and keep each one's wall times."""
+def time_commands(commands: dict[str, Command], rounds: int, cwd: Path | dict[str, Path]) -> dict[str, list[float]]:
+    """Run every command once per round, interleaved, and keep each one's wall times (a command of
+    several processes: all of them, one after the other, as a runtime runs two hooks of one event)."""
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(rounds):
-        for name, (argv, stdin, env) in commands.items():
+        for name, (argvs, stdin, env) in commands.items():
+            where = cwd.get(name, cwd["*"]) if isinstance(cwd, dict) else cwd
             start = time.perf_counter()
-            done = subprocess.run(argv, input=stdin, cwd=cwd, env=env, capture_output=True)
+            for argv in argvs:
+                done = subprocess.run(argv, input=stdin, cwd=where, env=env, capture_output=True)
+                if done.returncode not in (0, 2):
+                    raise SystemExit(f"{name} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
             times[name].append(time.perf_counter() - start)
-            if done.returncode not in (0, 2):
-                raise SystemExit(f"{name} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
     return times
+
+
+WARM = "hookgate hook claude, warm, as registered"
+WARM_BY_NAME = "hookgate hook claude, warm, by name"
+COLD = "hookgate hook claude, cold, as registered"
+C_CLIENT = "a C client of the warm core"
+PEER = "peer: 2 scripts per Write (GodotMaker's way)"
+
+
+def registered_command(python: Path, root: Path, env: dict[str, str]) -> list[str]:
+    """The PreToolUse command `hookgate install claude` writes, as argv (what Claude Code runs)."""
+    hookgate = str(python.with_name("hookgate"))
+    subprocess.run([hookgate, "install", "claude", "--project", str(root)], env=env, check=True, capture_output=True)
+    settings = json.loads((root / ".claude" / "settings.json").read_text())
+    command = next(h["command"] for entry in settings["hooks"]["PreToolUse"] for h in entry["hooks"])
+    import shlex
+
+    argv = shlex.split(command)
+    argv = argv[:argv.index("hook")]  # the program; the benchmark adds `hook claude`
+    if "-S" not in argv:
+        raise SystemExit(f"the registration does not start hookgate without site: {command}")
+    return argv
 
 
 def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
     hookgate = str(python.with_name("hookgate"))
     with tempfile.TemporaryDirectory(prefix="hookgate-bench-") as tmp:
-        root = Path(tmp)
-        (root / ".hookgate").mkdir()
-        (root / ".hookgate" / "current_role").write_text("build\n")
-        payload = json.dumps({
-            "session_id": "bench", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Write",
-            "tool_input": {"file_path": str(root / "src" / "player.gd"), "content": "extends Node\n"},
-        }).encode()
+        root, peer_root = Path(tmp) / "project", Path(tmp) / "peer"
+        for folder, state in ((root, ".hookgate"), (peer_root, ".godotmaker")):
+            (folder / state).mkdir(parents=True)
+            (folder / state / "current_role").write_text("build\n")
+        def payload(where: Path) -> bytes:
+            return json.dumps({
+                "session_id": "bench", "cwd": str(where), "hook_event_name": "PreToolUse", "tool_name": "Write",
+                "tool_input": {"file_path": str(where / "src" / "player.gd"), "content": "extends Node\n"},
+            }).encode()
         env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_")}
         cold_env = {**env, "HOOKGATE_WARM": "off"}
-        commands = {
-            "python -c pass": ([str(python), "-c", "pass"], b"", env),
-            'python -c "import msgspec"': ([str(python), "-c", "import msgspec"], b"", env),
-            "hookgate hook claude, warm": ([hookgate, "hook", "claude"], payload, env),
-            "hookgate hook claude, cold": ([hookgate, "hook", "claude"], payload, cold_env),
+        registered = registered_command(python, root, env)
+        identity, socket = warm_identity(python, root, env)
+        (Path(tmp) / "identity").write_bytes(identity)
+        client = c_client(Path(tmp))
+        peers = ROOT / "benchmarks" / "peers"
+        commands: dict[str, Command] = {
+            "python -c pass": ([[str(python), "-c", "pass"]], b"", env),
+            "python -S -c pass": ([[str(python), "-S", "-c", "pass"]], b"", env),
+            'python -c "import msgspec"': ([[str(python), "-c", "import msgspec"]], b"", env),
+            WARM: ([[*registered, "hook", "claude"]], payload(root), env),
+            WARM_BY_NAME: ([[hookgate, "hook", "claude"]], payload(root), env),
+            COLD: ([[*registered, "hook", "claude"]], payload(root), cold_env),
+            PEER: ([[str(python), str(peers / "check_file_permissions.py")],
+                    [str(python), str(peers / "stage_reminder.py")]], payload(peer_root), env),
         }
+        if client:
+            commands[C_CLIENT] = ([[str(client), socket, str(Path(tmp) / "identity"), "claude"]], payload(root), env)
+        cwd = {"*": root, PEER: peer_root}
         subprocess.run([hookgate, "warm", "start"], cwd=root, env=env, check=True, capture_output=True)
         try:
-            time_commands(commands, 2, root)  # warm-up: page cache, the config cache
-            times = time_commands(commands, rounds, root)
+            time_commands(commands, 2, cwd)  # warm-up: page cache, the config cache
+            for name in (WARM, C_CLIENT, PEER):  # every side decides the same Write the same way
+                if name in commands:
+                    argvs, stdin, run_env = commands[name]
+                    said = subprocess.run(argvs[0], input=stdin, cwd=cwd.get(name, root), env=run_env,
+                                          capture_output=True).stdout
+                    if b'"deny"' not in said:
+                        raise SystemExit(f"{name} did not refuse the Write: {said!r}")
+            times = time_commands(commands, rounds, cwd)
+            breakdown = warm_breakdown(python, registered, payload(root), root, env)
             served = subprocess.run([hookgate, "warm", "status"], cwd=root, env=env, capture_output=True, text=True)
         finally:
             subprocess.run([hookgate, "warm", "stop"], cwd=root, env=env, capture_output=True)
@@ -113,18 +161,94 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
             raise SystemExit(f"the warm core was not running through the benchmark: {served.stdout}")
     medians = {name: statistics.median(values) for name, values in times.items()}
     bare, floor = medians["python -c pass"], medians['python -c "import msgspec"']
-    warm, cold = medians["hookgate hook claude, warm"], medians["hookgate hook claude, cold"]
+    warm, cold = medians[WARM], medians[COLD]
+    ratios = {
+        "warm hook / bare python": round(warm / bare, 2),
+        "warm hook by name / bare python": round(medians[WARM_BY_NAME] / bare, 2),
+        "warm hook / msgspec-import floor": round(warm / floor, 2),
+        "cold hook / bare python": round(cold / bare, 2),
+        "cold hook / msgspec-import floor": round(cold / floor, 2),
+        "warm hook / cold hook": round(warm / cold, 2),
+        "peer (2 scripts) / warm hook": round(medians[PEER] / warm, 2),
+    }
+    if C_CLIENT in medians:
+        ratios["C client / warm hook"] = round(medians[C_CLIENT] / warm, 2)
+        ratios["C client / bare python"] = round(medians[C_CLIENT] / bare, 2)
+    breakdown["interpreter start without site"] = round(medians["python -S -c pass"] * 1000, 2)
+    breakdown["site (python -c pass minus python -S)"] = round((bare - medians["python -S -c pass"]) * 1000, 2)
     return {
         "medians_ms": {k: round(v * 1000, 2) for k, v in medians.items()},
-        "ratios": {
-            "warm hook / bare python": round(warm / bare, 2),
-            "warm hook / msgspec-import floor": round(warm / floor, 2),
-            "cold hook / bare python": round(cold / bare, 2),
-            "cold hook / msgspec-import floor": round(cold / floor, 2),
-            "warm hook / cold hook": round(warm / cold, 2),
-        },
+        "min_max_ms": {k: [round(min(v) * 1000, 2), round(max(v) * 1000, 2)] for k, v in times.items()},
+        "ratios": ratios,
+        "warm_breakdown_ms": breakdown,
         "rounds": rounds,
     }
+
+
+def warm_identity(python: Path, root: Path, env: dict[str, str]) -> tuple[bytes, str]:
+    """What the C client is handed: the identity and socket the Python client works out."""
+    done = subprocess.run([str(python), "-c", "import sys; from hookgate.warm import client; "
+                           "sys.stdout.buffer.write(client.identity() + b'\\n' + client.locate().encode())"],
+                          cwd=root, env=env, capture_output=True, check=True)
+    identity, _, socket = done.stdout.rpartition(b"\n")
+    return identity, socket.decode()
+
+
+def c_client(folder: Path) -> Path | None:
+    """benchmarks/cclient compiled here (None without a C compiler: the row is left out)."""
+    binary = folder / "hookgate_client"
+    done = subprocess.run(["gcc", "-O2", "-o", str(binary), str(ROOT / "benchmarks" / "cclient" / "hookgate_client.c")],
+                          capture_output=True)
+    return binary if done.returncode == 0 else None
+
+
+WARM_PROBE = r"""
+import sys, time
+sys.path.append(sys.argv[1])
+from hookgate.warm import client
+raw = sys.stdin.buffer.read()
+path, times = client.locate(), []
+for _ in range(int(sys.argv[2])):
+    time.sleep(0.03)  # a call at a time, as the runtime makes them
+    start = time.perf_counter()
+    answer = client.exchange(path, "claude", "", raw)
+    times.append(time.perf_counter() - start)
+    assert isinstance(answer, tuple), answer
+times.sort()
+print(times[len(times) // 2] * 1000)
+"""
+
+
+def warm_breakdown(python: Path, registered: list[str], payload: bytes, root: Path,
+                   env: dict[str, str]) -> dict[str, float]:
+    """Where a warm call's time goes, beside the interleaved figures: the client's imports (self
+    times from -X importtime, which inflates them a little; median of 5 runs) and the round trip
+    to the core (median of 20 calls from one process, the client's imports excluded)."""
+    lib = str(Path(registered[-1]).parent.parent / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+              / "site-packages")
+    groups: dict[str, list[float]] = {}
+    for _ in range(5):
+        done = subprocess.run([registered[0], "-X", "importtime", *registered[1:], "hook", "claude"], input=payload,
+                              cwd=root, env=env, capture_output=True, text=False)
+        totals: dict[str, float] = {}
+        for line in done.stderr.decode().splitlines():
+            if line.startswith("import time:") and "|" in line and "self [us]" not in line:
+                self_us, _, name = (part.strip() for part in line[len("import time:"):].split("|"))
+                group = ("hookgate's client modules" if name.startswith("hookgate") else
+                         "_socket" if name == "_socket" else
+                         "os and what it imports" if name in ("os", "stat", "_stat", "posixpath", "genericpath",
+                                                              "_collections_abc") else
+                         "the interpreter's own start-up imports")
+                totals[group] = totals.get(group, 0.0) + float(self_us) / 1000
+        for group, total in totals.items():
+            groups.setdefault(group, []).append(total)
+    figures = {f"imports: {group}": round(statistics.median(values), 2) for group, values in groups.items()}
+    probe = subprocess.run([str(python), "-S", "-c", WARM_PROBE, lib, "20"], input=payload, cwd=root, env=env,
+                           capture_output=True)
+    if probe.returncode != 0:
+        raise SystemExit(f"the round-trip probe failed: {probe.stderr.decode()[-500:]}")
+    figures["round trip to the core (connect, fork decides, answer)"] = round(float(probe.stdout.strip()), 2)
+    return figures
 
 
 def effect_project(root: Path, effect: bool) -> None:
@@ -225,39 +349,59 @@ def effect_lines(effect: dict) -> list[str]:
     return lines
 
 
-def report(results: dict[str, object], rounds: int) -> list[str]:
-    hook, engine, completion = results["stdin_hook"], results["engine"], results["completion"]
-    lines = [f"stdin hook latency, median of {rounds} interleaved rounds (absolute ms are for this machine only)"]
-    lines += [f"  {name:<44} {ms:8.1f} ms" for name, ms in hook["medians_ms"].items()]
+def stdin_lines(hook: dict, extra_ratios: dict[str, float] | None = None) -> list[str]:
+    lines = [f"stdin hook latency, median of {hook['rounds']} interleaved rounds [min-max] "
+             "(absolute ms are for this machine only)"]
+    lines += [f"  {name:<52} {ms:8.1f} ms  [{lo:.1f}-{hi:.1f}]"
+              for (name, ms), (lo, hi) in zip(hook["medians_ms"].items(), hook["min_max_ms"].values())]
+    lines += ["", "where a warm call's time goes (ms)"]
+    lines += [f"  {name:<60} {ms:6.2f}" for name, ms in hook["warm_breakdown_ms"].items()]
     lines += ["", "ratios (target in brackets)"]
-    ratios = {**hook["ratios"], "session-length cost (1M-line log / empty)": completion["cost_ratio"]}
-    for name, ratio in ratios.items():
+    for name, ratio in {**hook["ratios"], **(extra_ratios or {})}.items():
         target = TARGETS.get(name)
         verdict = "" if target is None else f"  [<= {target}x: {'met' if ratio <= target else 'MISSED'}]"
-        lines.append(f"  {name:<44} {ratio:8.2f}x{verdict}")
-    lines += ["", f"in-process decisions per second, median of interleaved rounds [>= {MIN_DECISIONS_PER_SECOND:,}/s]"]
+        lines.append(f"  {name:<52} {ratio:8.2f}x{verdict}")
+    return lines
+
+
+def engine_lines(engine: dict, completion: dict | None = None) -> list[str]:
+    lines = ["", f"in-process decisions per second, median of interleaved rounds [>= {MIN_DECISIONS_PER_SECOND:,}/s]"]
     rates = engine["per_second"]
     for name, rate in rates.items():
         verdict = "" if name == "bare call" else \
             f"  ({rates['bare call'] / rate:5.1f}x a bare call) [{'met' if rate >= MIN_DECISIONS_PER_SECOND else 'MISSED'}]"
         lines.append(f"  {name:<44} {rate:10,.0f}/s{verdict}")
-    for name, rate in completion["per_second"].items():
+    for name, rate in (completion or {}).get("per_second", {}).items():
         lines.append(f"  {'Stop (completion gate), ' + name:<44} {rate:10,.0f}/s")
-    lines += effect_lines(results["effect_check"])
-    opencode = results["opencode_hook"]
-    lines += ["", f"OpenCode tool.execute.before -> verdict, {opencode['calls']} interleaved calls per side"]
+    return lines
+
+
+def opencode_lines(opencode: dict) -> list[str]:
+    lines = ["", f"OpenCode tool.execute.before -> verdict, {opencode['calls']} interleaved calls per side"]
     for name, ms in opencode["ms"].items():
-        verdict = f"  [<= {OPENCODE_MAX_P50_MS:g} ms: {'met' if ms <= OPENCODE_MAX_P50_MS else 'MISSED'}]" \
-            if name.startswith("plugin -> core p50") else ""
+        limit = OPENCODE_MAX_P50_MS if "p50" in name else OPENCODE_MAX_P99_MS
+        verdict = f"  [<= {limit:g} ms: {'met' if ms <= limit else 'MISSED'}]" if name.startswith("plugin -> core") else ""
         lines.append(f"  {name:<44} {ms:8.2f} ms{verdict}")
     for name, ratio in opencode["ratios"].items():
         verdict = f"  [>= {OPENCODE_MIN_SPEEDUP:g}x: {'met' if ratio >= OPENCODE_MIN_SPEEDUP else 'MISSED'}]" \
             if name.endswith("p50") else ""
         lines.append(f"  {name:<44} {ratio:8.1f}x{verdict}")
+    return lines
+
+
+def report(results: dict[str, object], rounds: int) -> list[str]:
+    completion = results["completion"]
+    lines = stdin_lines(results["stdin_hook"], {"session-length cost (1M-line log / empty)": completion["cost_ratio"]})
+    lines += engine_lines(results["engine"], completion)
+    lines += effect_lines(results["effect_check"])
+    lines += opencode_lines(results["opencode_hook"])
     otel = results["otel"]
     lines += ["", "OpenTelemetry export, decisions per second (median of interleaved rounds)"]
     lines += [f"  {name:<44} {rate:10,.0f}/s" for name, rate in otel["per_second"].items()]
     lines += [f"  {name:<44} {ratio:8.2f}x" for name, ratio in otel["ratios"].items()]
+    machine = results["machine"]
+    lines += ["", f"machine: {machine['cpus']} cpus, load average {' '.join(f'{x:.2f}' for x in machine['load_average'])}"
+              " (1, 5, 15 min) at the end of the run"]
     return lines
 
 
@@ -265,13 +409,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "latest.json")
-    parser.add_argument("--only", choices=["effect"], help="run one section only")
+    parser.add_argument("--only", choices=["stdin", "engine", "effect", "opencode"], help="run one section only")
     parser.add_argument("--opencode-calls", type=int, default=300, help="interleaved calls per side in the OpenCode section")
     ns = parser.parse_args()
     python = bench_python()
-    if ns.only == "effect":
-        effect = effect_check(python, ns.rounds)
-        print("\n".join(effect_lines(effect)))
+    if ns.only:  # a partial run, printed only (latest.json is the full run's)
+        lines = {"stdin": lambda: stdin_lines(stdin_hook(python, ns.rounds)),
+                 "engine": lambda: engine_lines(inprocess(python, "engine")),
+                 "effect": lambda: effect_lines(effect_check(python, ns.rounds)),
+                 "opencode": lambda: opencode_lines(opencode_hook(python, ns.opencode_calls))}[ns.only]()
+        print("\n".join(lines) + f"\nload average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         return 0
     results = {
         "stdin_hook": stdin_hook(python, ns.rounds),

@@ -39,11 +39,31 @@ def build_engine(config: Config, project: "Project | None" = None) -> Engine:
     unknown = sorted(set(config.gates) - known)
     if unknown:
         raise ConfigError(f"unknown gate(s) {unknown} - at `$.gates`; known: {', '.join(sorted(known))}")
+    in_force = tuple(configured(gate, config) for gate in gates if _enabled(gate, config))
+    caps = stop_block_caps()
+    # An engine is a pure function of its gates and observers (frozen structs, compared field by
+    # field, their checks by identity), so the same ones give the same engine: a hook call of an
+    # unchanged project does not sort and compile them again. A changed config, hooks.json or
+    # policy makes different gates, and so a new engine.
+    key: tuple[object, ...] | None = (in_force, tuple(observers), tuple(sorted(caps.items())))
     try:
-        return Engine((configured(gate, config) for gate in gates if _enabled(gate, config)), observers,
-                      stop_block_caps=stop_block_caps())
-    except GateError as exc:  # a bound the config set past a runtime's own limit
-        raise ConfigError(f"{exc} - at `$.gates.{exc.gate_id}`") from None
+        engine = _ENGINES.get(key)
+    except TypeError:  # a gate holding something unhashable: built afresh every time
+        engine, key = None, None
+    if engine is None:
+        try:
+            engine = Engine(in_force, observers, stop_block_caps=caps)
+        except GateError as exc:  # a bound the config set past a runtime's own limit
+            raise ConfigError(f"{exc} - at `$.gates.{exc.gate_id}`") from None
+        if key is not None:
+            if len(_ENGINES) >= MAX_ENGINES:
+                _ENGINES.clear()
+            _ENGINES[key] = engine
+    return engine
+
+
+MAX_ENGINES = 32  # distinct policies kept in one process (the warm core's forks start with its own)
+_ENGINES: dict[tuple[object, ...], Engine] = {}
 
 
 def configured(gate: Gate, config: Config) -> Gate:

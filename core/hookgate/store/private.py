@@ -1,22 +1,22 @@
 """hookgate's private per-user places (the warm cores' sockets, the config cache): whether a
 directory is one, and stable file names in them.
 
-Standard library only and no imports at all: the warm client runs this on every hook call
-(tests/test_hook_path_is_light.py holds it to that).
+No imports but `posix` (built in, loaded with the interpreter; `os` re-exports it): the warm
+client runs this on every hook call (tests/test_hook_path_is_light.py holds it to that).
 """
 
-import os
+import posix
 
 
 def owned_private_dir(path: str) -> bool:
     """Only a directory of ours that nobody else may enter holds sockets or cached config: a call
     sends its environment, and must not send it to another user's listener."""
     try:
-        st = os.lstat(path)
+        st = posix.lstat(path)
     except OSError:
         return False
     is_dir = st.st_mode & 0o170000 == 0o040000
-    return is_dir and st.st_uid == os.geteuid() and st.st_mode & 0o077 == 0
+    return is_dir and st.st_uid == posix.geteuid() and st.st_mode & 0o077 == 0
 
 
 def fnv1a64(data: bytes) -> int:

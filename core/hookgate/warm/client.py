@@ -1,7 +1,10 @@
 """The warm path's client: hand one stdin hook call to a running core, if one answers.
 
 It runs on every hook call before anything else, so it imports nothing a bare interpreter has
-not already loaded, except `_socket` (tests/test_hook_path_is_light.py holds it to that). It
+not already loaded, except `_socket` (tests/test_hook_path_is_light.py holds it to that): not
+even `os`, which an interpreter started without `site` (a hook registration, core/bin/hookgate)
+has not loaded and which costs as much as the rest of the client; the calls it makes are `posix`'s,
+which `os` re-exports. Starting a core, off the answer's path, uses `os`. It
 forwards what the in-process path would read (the raw payload, the runtime, the event hint,
 the environment, the working directory and the umask) and writes back what the core's fork of
 itself answered; the core runs the very function the in-process path runs.
@@ -13,9 +16,12 @@ of a call leaves the caller to decide it in-process too; what the fork had alrea
 stays, so such a call can appear twice in the metrics.)
 """
 
-import os
+import posix
 import sys
-import time
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing on the hook path
+if TYPE_CHECKING:
+    from typing import Mapping
 
 from hookgate.store.private import fnv1a64, owned_private_dir
 
@@ -36,9 +42,11 @@ Answer = tuple[bytes, bytes, int]  # stdout, stderr, exit code
 
 def ask(runtime: str, event_hint: str, raw: bytes) -> Answer | str:
     """The core's answer to this hook call, or why there is none (OFF, ABSENT, UNUSABLE)."""
-    if os.environ.get("HOOKGATE_WARM") == "off":
+    if _environ().get(b"HOOKGATE_WARM") == b"off":
         return OFF
-    if not os.path.lexists(runtime_dir()):
+    try:
+        posix.lstat(runtime_dir())
+    except OSError:
         return ABSENT
     path = locate()
     if path is None:
@@ -87,11 +95,18 @@ def locate(root: str | None = None) -> str | None:
 
 
 def request(runtime: str, event_hint: str, raw: bytes) -> bytes:
-    umask = os.umask(0)
-    os.umask(umask)
-    env = [key + b"=" + value for key, value in os.environb.items()]
-    return pack([PROTOCOL, identity(), runtime.encode(), event_hint.encode(), os.getcwdb(),
+    umask = posix.umask(0)
+    posix.umask(umask)
+    env = [key + b"=" + value for key, value in _environ().items()]
+    return pack([PROTOCOL, identity(), runtime.encode(), event_hint.encode(), posix.getcwdb(),
                  str(umask).encode(), raw, *env])
+
+
+def _environ() -> "Mapping[bytes, bytes]":
+    """This process's environment as bytes: os.environb once `os` is loaded (it may have been
+    changed through it), else the one the process started with."""
+    os = sys.modules.get("os")
+    return os.environb if os is not None else posix.environ
 
 
 def identity() -> bytes:
@@ -99,25 +114,36 @@ def identity() -> bytes:
     installed and the interpreter running it (two checkouts of one version differ in the second)."""
     import hookgate
 
-    return b"\0".join(s.encode() for s in (hookgate.__version__, os.path.dirname(hookgate.__file__), sys.executable))
+    return b"\0".join(s.encode() for s in (hookgate.__version__, hookgate.__file__.rpartition("/")[0], sys.executable))
 
 
 def project_root() -> str:
     """The project a call belongs to, found the way hookgate finds it (store/project.py: a folder
     with .hookgate/ or GodotMaker's .godotmaker/), but
     from the process's cwd: this only routes the call to a core, any core decides it the same."""
-    given = os.environ.get("HOOKGATE_PROJECT_DIR")
+    env = _environ()
+    given = env.get(b"HOOKGATE_PROJECT_DIR")
     if given:
-        return os.path.abspath(given)
-    cwd = os.getcwd()
+        import os
+
+        return os.path.abspath(os.fsdecode(given))
+    cwd = posix.getcwd()
     directory = cwd
     while True:
-        if os.path.isdir(os.path.join(directory, ".hookgate")) or os.path.isdir(os.path.join(directory, ".godotmaker")):
+        if _is_dir(f"{directory.rstrip('/')}/.hookgate") or _is_dir(f"{directory.rstrip('/')}/.godotmaker"):
             return directory
-        parent = os.path.dirname(directory)
+        parent = directory.rpartition("/")[0] or "/"
         if parent == directory:
-            return os.environ.get("CLAUDE_PROJECT_DIR") or cwd
+            claude = env.get(b"CLAUDE_PROJECT_DIR")
+            return claude.decode(errors="surrogateescape") if claude else cwd
         directory = parent
+
+
+def _is_dir(path: str) -> bool:
+    try:
+        return posix.stat(path).st_mode & 0o170000 == 0o040000
+    except OSError:
+        return False
 
 
 # AF_UNIX paths hold at most 107 bytes, so sockets live in a short per-user directory, named
@@ -126,10 +152,10 @@ MAX_SOCKET_PATH = 107
 
 
 def runtime_dir() -> str:
-    base = os.environ.get("XDG_RUNTIME_DIR", "")
+    base = _environ().get(b"XDG_RUNTIME_DIR", b"").decode(errors="surrogateescape")
     if base.startswith("/") and len(base) < 64:
-        return os.path.join(base, "hookgate")
-    return f"/tmp/hookgate-{os.geteuid()}"
+        return f"{base.rstrip('/')}/hookgate" if base.rstrip("/") else "/hookgate"
+    return f"/tmp/hookgate-{posix.geteuid()}"
 
 
 def pack(parts: list[bytes]) -> bytes:
@@ -156,6 +182,9 @@ def start(root: str | None = None, force: bool = False) -> str | None:
     /dev/null) and return its socket at once. The core's lock file doubles as a note of the
     last start, so a burst of cold calls starts one core, and a core that cannot stay up is
     retried only now and then. The core takes the lock; a second one finds it taken and leaves."""
+    import os
+    import time
+
     if (os.environ.get("HOOKGATE_WARM") == "off" and not force) or not ensure_runtime_dir():
         return None
     root = root or project_root()
@@ -188,6 +217,8 @@ def lock_path(socket: str) -> str:
 
 
 def ensure_runtime_dir() -> bool:
+    import os
+
     directory = runtime_dir()
     try:
         os.mkdir(directory, 0o700)
