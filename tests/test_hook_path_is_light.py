@@ -2,10 +2,16 @@
 that the warm client (hookgate.warm.client) imports nothing but itself and `_socket`."""
 
 import json
+import shlex
 import subprocess
 import sys
+import time
+from pathlib import Path
+
+import pytest
 
 from warm_support import Warm, warm  # noqa: F401 (a fixture)
+from wheel_support import installed_wheel
 
 HEAVY = {"asyncio", "watchfiles", "concurrent", "multiprocessing", "argparse", "subprocess", "http", "email",
          "urllib", "xml", "sqlite3", "ssl", "hookgate.rpc", "hookgate.cli.install", "hookgate.cli.demo"}
@@ -23,7 +29,8 @@ print("\n" + json.dumps(sorted(set(sys.modules) - before)), file=sys.stderr)
 
 
 # all the warm client may add to a bare interpreter: the command's own modules (the runtime
-# registry and the private-directory check among them, both import-free) and a socket
+# registry and the private-directory check among them, both import-free) and a socket; not
+# even `os` (the registered path, below, starts without site, which would have loaded it)
 WARM_CLIENT = {"hookgate", "hookgate.cli", "hookgate.cli.hook", "hookgate.runtimes", "hookgate.warm",
                "hookgate.warm.client", "hookgate.store", "hookgate.store.private", "_socket"}
 
@@ -51,3 +58,100 @@ def test_the_warm_client_imports_only_itself_and_a_socket(tmp_path, warm):
     imported = probe(tmp_path, warm.env())
     assert warm.answered(tmp_path, 1) == 1  # the core answered it
     assert "hookgate.warm.client" in imported and imported <= WARM_CLIENT, imported - WARM_CLIENT
+
+
+# -- the path a hook registration runs: `python -S .../bin/hookgate hook ...` (cli/install.py) -------
+
+@pytest.fixture(scope="module")
+def wheel_hookgate(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A regular install (an editable one keeps hookgate out of site-packages: its registrations
+    are the plain command, and none of this applies)."""
+    return installed_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+def registered(hookgate: Path, project: Path, env: dict[str, str], event: str = "PreToolUse") -> str:
+    done = subprocess.run([str(hookgate), "install", "claude", "--project", str(project)], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    return next(h["command"] for entry in settings["hooks"][event] for h in entry["hooks"])
+
+
+def run_registered(command: str, payload: bytes, project: Path, env: dict[str, str],
+                   importtime: bool = False) -> tuple[dict, set[str], subprocess.CompletedProcess[bytes]]:
+    """The registered command as Claude Code runs it (through sh), with -X importtime when asked
+    (it lists every module the process imports, on stderr)."""
+    if importtime:
+        python, rest = command.split(" ", 1)
+        command = f"{python} -X importtime {rest}"
+    done = subprocess.run(["sh", "-c", command], input=payload, cwd=project, env=env, capture_output=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    modules = {line.rsplit("|", 1)[1].strip() for line in done.stderr.decode().splitlines()
+               if line.startswith("import time:") and "self [us]" not in line}
+    return json.loads(done.stdout), modules, done
+
+
+def write_payload(project: Path) -> bytes:
+    (project / ".hookgate").mkdir(exist_ok=True)
+    (project / ".hookgate" / "current_role").write_text("build\n")
+    return json.dumps({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(project),
+                       "tool_name": "Write", "tool_input": {"file_path": "src/a.gd", "content": ""}}).encode()
+
+
+def test_a_registration_starts_hookgate_without_site(wheel_hookgate: Path, tmp_path: Path, warm: Warm) -> None:
+    command = registered(wheel_hookgate, tmp_path, warm.env())
+    python = shlex.quote(str(wheel_hookgate.with_name("python")))
+    assert command == f"{python} -S {shlex.quote(str(wheel_hookgate))} hook claude --event PreToolUse"
+
+
+def test_the_registered_warm_path_imports_neither_site_nor_os(wheel_hookgate: Path, tmp_path: Path,
+                                                              warm: Warm) -> None:
+    env = {**warm.env(), "PATH": "/usr/bin:/bin"}  # nothing of the checkout's venv
+    payload = write_payload(tmp_path)
+    command = registered(wheel_hookgate, tmp_path, env)
+    started = subprocess.run([str(wheel_hookgate), "warm", "--project", str(tmp_path), "start"], env=env,
+                             capture_output=True, text=True, timeout=60)
+    assert started.returncode == 0, started.stderr
+    answer, modules, _ = run_registered(command, payload, tmp_path, env, importtime=True)
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    deadline = time.monotonic() + 10  # the fork tells its core after the caller has the answer
+    while True:
+        status = subprocess.run([str(wheel_hookgate), "warm", "--project", str(tmp_path), "status"], env=env,
+                                capture_output=True, text=True, timeout=60).stdout
+        if "1 calls answered" in status or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert "1 calls answered" in status, status  # the core answered it
+    ours = {m for m in modules if m.startswith("hookgate")}
+    assert "hookgate.warm.client" in ours and ours <= WARM_CLIENT, ours - WARM_CLIENT
+    assert {"site", "os", "msgspec", "hookgate.stdin"} & modules == set(), modules
+
+
+def test_the_registered_cold_path_finds_its_packages(wheel_hookgate: Path, tmp_path: Path, warm: Warm) -> None:
+    """No warm core: the call is decided in-process, which needs msgspec from the install's
+    site-packages and what site adds (a .pth file's path here), as a plain start has them."""
+    env = {**warm.cold(), "PATH": "/usr/bin:/bin"}
+    payload = write_payload(tmp_path)
+    command = registered(wheel_hookgate, tmp_path, env)
+    site_packages = next(wheel_hookgate.parent.parent.glob("lib/python*/site-packages"))
+    extra = tmp_path / "extra"
+    (extra / "house_rules").mkdir(parents=True)
+    (extra / "house_rules" / "__init__.py").write_text("DENY = 'house rule: no scenes'\n")
+    (site_packages / "house-rules.pth").write_text(f"{extra}\n")
+    # a project policy importing a module only site (the .pth) puts on the path
+    (tmp_path / ".hookgate" / "policies").mkdir()
+    (tmp_path / ".hookgate" / "policies" / "house.py").write_text(
+        "from house_rules import DENY\nfrom hookgate import register_hook, block\n\n"
+        "register_hook('no-scenes', 'pre_tool_use', {'tool': 'Write', 'path_pattern': '*.tscn'}, None,\n"
+        "              lambda e: block(DENY))\n")
+    try:
+        answer, modules, _ = run_registered(command, payload, tmp_path, env, importtime=True)
+        assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+        assert {"site", "msgspec", "hookgate.stdin"} <= modules
+        scene = json.loads(payload)
+        scene["tool_input"]["file_path"] = "docs/a.tscn"
+        answer, _, _ = run_registered(command, json.dumps(scene).encode(), tmp_path, env)
+        assert "house rule: no scenes" in json.dumps(answer), answer
+    finally:
+        (site_packages / "house-rules.pth").unlink()

@@ -1,0 +1,98 @@
+"""What a decision caches (the rule lists compiled per config, root and environment in
+pipeline/rules.py; the engine per set of gates in engine_builder.py) never outlives what it was
+built from: a config, role, policy or environment change between two calls of one process (the
+in-process engine, a warm core's fork) is seen by the second call."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from hookgate.config.cache import RACY_SECONDS
+from hookgate.hookcall import handle
+from hookgate_claude import dialect
+
+
+def decide(root: Path, path: str) -> str | None:
+    """The deny reason for a main-agent Write of `path`, or None when it may go ahead."""
+    raw = json.dumps({"session_id": "s", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Write",
+                      "tool_input": {"file_path": path, "content": "x"}}).encode()
+    answer = handle(dialect, raw, {**os.environ, "HOOKGATE_PROJECT_DIR": str(root)})
+    specific = json.loads(answer.stdout or b"{}").get("hookSpecificOutput", {})
+    return specific.get("permissionDecisionReason") if specific.get("permissionDecision") == "deny" else None
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    project = tmp_path / "game"
+    (project / ".hookgate").mkdir(parents=True)
+    (project / ".hookgate" / "current_role").write_text("build\n")
+    return project
+
+
+def settled() -> None:
+    """Past the age below which nothing is cached (config/cache.py), so the next calls do hit."""
+    time.sleep(RACY_SECONDS + 0.2)
+
+
+CONFIG = """[pipeline.roles.build]
+rules = [{{ deny = ["{pattern}"], reason = "no {pattern} in build" }}]
+"""
+
+
+@pytest.mark.parametrize("wait", [False, True], ids=["at once", "after the config was cached"])
+def test_a_config_change_between_two_calls_is_seen_by_the_second(root: Path, wait: bool) -> None:
+    config = root / ".hookgate" / "config.toml"
+    config.write_text(CONFIG.format(pattern="*.txt"))
+    if wait:
+        settled()
+    assert decide(root, "notes.txt") == "no *.txt in build"
+    assert decide(root, "notes.txt") == "no *.txt in build"  # the compiled rules reused
+    assert decide(root, "notes.md") is None
+    config.write_text(CONFIG.format(pattern="*.md"))
+    assert decide(root, "notes.txt") is None
+    assert decide(root, "notes.md") == "no *.md in build"
+
+
+@pytest.mark.parametrize("wait", [False, True], ids=["at once", "after the role file settled"])
+def test_a_role_change_between_two_calls_is_seen_by_the_second(root: Path, wait: bool) -> None:
+    role = root / ".hookgate" / "current_role"
+    if wait:
+        settled()
+    assert decide(root, "src/player.gd") is not None  # build: game code goes through a worker
+    role.write_text("scaffold\n")
+    assert decide(root, "src/player.gd") is None
+    role.write_text("build\n")
+    assert decide(root, "src/player.gd") is not None
+    role.unlink()
+    assert decide(root, "src/player.gd") is None
+
+
+def test_a_home_change_between_two_calls_moves_the_protected_place(root: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`~/.claude/settings.json` is compiled into the rule list for the HOME of the call."""
+    first, second = tmp_path / "home", tmp_path / "other-home"
+    assert "protected" in (decide(root, str(first / ".claude" / "settings.json")) or "")
+    assert decide(root, str(second / ".claude" / "settings.json")) is None
+    monkeypatch.setenv("HOME", str(second))
+    assert decide(root, str(first / ".claude" / "settings.json")) is None
+    assert "protected" in (decide(root, str(second / ".claude" / "settings.json")) or "")
+
+
+def test_a_policy_added_or_removed_between_two_calls_changes_the_engine(root: Path) -> None:
+    policies = root / ".hookgate" / "policies"
+    policies.mkdir()
+    assert decide(root, "notes.txt") is None
+    (policies / "no_notes.py").write_text(
+        "from hookgate import register_hook, block\n"
+        "register_hook('no-notes', 'pre_tool_use', {'tool': 'Write', 'path_pattern': '*.txt'}, None,\n"
+        "              lambda e: block('notes are kept elsewhere'))\n")
+    assert decide(root, "notes.txt") == "notes are kept elsewhere"
+    (policies / "no_notes.py").unlink()
+    assert decide(root, "notes.txt") is None
