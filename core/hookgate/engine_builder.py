@@ -47,7 +47,7 @@ def build_engine(config: Config, project: "Project | None" = None) -> Engine:
     # policy makes different gates, and so a new engine.
     key: tuple[object, ...] | None = (in_force, tuple(observers), tuple(sorted(caps.items())))
     try:
-        engine = _ENGINES.get(key)
+        engine = _ENGINES.get(key) if key is not None else None
     except TypeError:  # a gate holding something unhashable: built afresh every time
         engine, key = None, None
     if engine is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from fnmatch import fnmatchcase
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 
 def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequence[str] = ()) -> tuple[str, ...]:
@@ -115,7 +115,7 @@ def _hookgate_bin() -> str:
 
 
 # places hookgate knows itself, for patterns that must follow its own install
-_BUILTIN_PLACES = {"HOOKGATE_INSTALL": _hookgate_install, "HOOKGATE_BIN": _hookgate_bin}
+_BUILTIN_PLACES: dict[str, Callable[[], str]] = {"HOOKGATE_INSTALL": _hookgate_install, "HOOKGATE_BIN": _hookgate_bin}
 
 
 def _relative(absolute: str, roots: tuple[str, ...]) -> str:

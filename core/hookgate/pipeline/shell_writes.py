@@ -21,6 +21,7 @@ Files outside the project are not judged by their name: a write is judged on whe
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from .. import effect
 from ..config.load import STATE_TOKEN as STATE_FOLDER
@@ -31,8 +32,10 @@ from ..model.verdicts import Block, Verdict
 from .agents import agent_type_of
 from .paths import event_readings, file_name
 from .permissions import protect_denial, rule_sets_for, write_denial
-from .shell import DEVICES, Unknown, Write, shell_writes
 from .stages import is_stage_log, stage_log_name
+
+if TYPE_CHECKING:
+    from .shell import Write
 
 # a recursive removal or move is judged on every file it would take with it; a tree larger than
 # this is not walked on a hook call, and the write is unknown (never judged on a part of it)
@@ -55,6 +58,10 @@ def check_shell_writes(event: Event, ctx: Context) -> Verdict | None:
     command = getattr(event, "tool_input", {}).get("command")
     if not isinstance(command, str) or not command.strip():
         return None
+    # the shell reader (a few dozen milliseconds of imports) loads with the first command judged:
+    # a hook process deciding a Write never pays for it
+    from .shell import DEVICES, Unknown, shell_writes
+
     root = str(ctx.project.root)
     cwd = event.cwd or root
     writes, unknown = shell_writes(command, cwd)

@@ -13,7 +13,7 @@ verifier_pass, ...), once per agent, so a rejected or unverified report never re
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config.schema import Pipeline
 from ..engine.context import Context
@@ -22,11 +22,12 @@ from ..engine.loop import Decision
 from ..model.events import Event
 from ..model.verdicts import Block, Verdict
 from .agents import UNKNOWN, assign_role, dispatched_role
-from .diagnostics import record_worker_error
-from .outcome import template
-from .report_checks import REPORT_CHECKS
-from .reports import Report, files_changed, format_hint, missing_sections, read_report, section
 
+if TYPE_CHECKING:
+    from .reports import Report
+
+# The report readers and checks are imported by the functions that use them, with the first
+# SubagentStop: a hook process deciding any other event never pays for them.
 TERMINAL, REJECTED, UNVERIFIED = "terminal", "rejected_attempt", "unverified"
 
 
@@ -36,6 +37,10 @@ def check_worker_report(event: Event, ctx: Context) -> Verdict | None:
     message = getattr(event, "last_assistant_message", None) or ""
     if not message or ctx.project.current_role() is None:
         return None  # no pipeline role: an ordinary subagent conversation
+    from .outcome import template
+    from .report_checks import REPORT_CHECKS
+    from .reports import format_hint, missing_sections, read_report, section
+
     pipeline = ctx.config.pipeline
     report = read_report(message, pipeline)
     declared = report.report_type if report.report_type in pipeline.known_subagent_roles else None
@@ -92,6 +97,9 @@ def _refuse(reason: str, outcome_role: bool) -> Block:
 # -- log ---------------------------------------------------------------------------------------
 
 def log_subagent_stop(event: Event, decision: Decision, ctx: Context) -> None:
+    from .diagnostics import record_worker_error
+    from .reports import files_changed, read_report
+
     pipeline = ctx.config.pipeline
     message = getattr(event, "last_assistant_message", None) or ""
     report = read_report(message, pipeline)
