@@ -35,8 +35,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("hookcall", "parity", "checks", "explain", "otel"),  # one decision at the edge; the parity report; doctor's checks; why; export
     ("stdin", "rpc", "installers", "replay"),  # a stdin call in-process; the JSON-RPC core; what plugins share; re-deciding
     ("warm",),                                 # the warm core and its client
+    ("demo",),                                 # the demo's acts, and what the plugs' demo faces share
     tuple(plug.package for plug in PLUGS),     # the runtime plugs
-    ("cli", "demo", "__main__"),               # commands
+    ("cli", "__main__"),                       # commands
 )
 RANK = {unit: rank for rank, units in enumerate(LAYERS) for unit in units}
 

@@ -20,6 +20,7 @@ def test_every_plug_has_the_same_faces(entry):
     assert checks.CHECKS and all(callable(getattr(checks, function)) for _, function in checks.CHECKS)
     assert callable(checks.installs)
     entry.module("limits")
+    assert callable(entry.module("demo").play)
     has_dialect = importlib.util.find_spec(f"{entry.package}.dialect") is not None
     assert has_dialect == entry.stdin
     if entry.stdin:

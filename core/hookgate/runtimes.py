@@ -7,6 +7,7 @@ same faces in every plug:
     install   config_path / install / uninstall (and optional notes) of its registration
     checks    `hookgate doctor`'s checks of it (CHECKS), and where it registers hookgate (installs)
     limits    the runtime's own numbers the engine must respect (handed to it, never imported by it)
+    demo      `hookgate demo`'s acts said as the runtime says them: play(acts, root, hookgate)
 
 plus a column in the lifecycle matrix (lifecycle.toml: its name for each hook) and a capability
 table per version (parity/runtimes/<runtime>-<version>.toml). The core never imports a plug: the faces are named here by
@@ -36,7 +37,7 @@ class Plug:
         self.plugin_install = plugin_install
 
     def module(self, face: str) -> "ModuleType":
-        """The plug's `face` module (dialect, install, checks, limits), imported on first use."""
+        """The plug's `face` module (dialect, install, checks, limits, demo), imported on first use."""
         from importlib import import_module
 
         return import_module(f"{self.package}.{face}")

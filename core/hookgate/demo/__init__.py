@@ -1,5 +1,5 @@
-"""`hookgate demo`: one scripted GodotMaker-style build session, played through all three adapters
-(Claude Code, Codex, OpenCode) on an embedded default project, then the parity report.
+"""`hookgate demo`: one scripted GodotMaker-style build session, played through every runtime's
+adapter (each plug's `demo` face) on an embedded default project, then the parity report.
 
 Nothing is mocked: each act is a real hook call the way that runtime makes it, decided by the
 godot preset, and the demo checks every verdict against what the preset must answer."""
@@ -14,7 +14,6 @@ from typing import TextIO
 
 from ..runtimes import NAMES as RUNTIMES, plug
 from ..store.project import Project
-from . import runtimes
 from .session import ACTS, FILES, ROLE, Outcome
 
 
@@ -31,21 +30,15 @@ def hookgate_command() -> list[str]:
 
 
 def play(base: Path) -> dict[str, list[Outcome]]:
-    """Each runtime gets its own copy of the project, so their sessions cannot mix."""
-    plugin_dir = plug("opencode").module("install").plugin_dir
-
+    """Each runtime plays the acts through its plug's demo face, in its own copy of the project, so
+    their sessions cannot mix."""
     command = hookgate_command()
     results: dict[str, list[Outcome]] = {}
     for runtime in RUNTIMES:
         root = base / runtime
         root.mkdir(parents=True)
         prepare(root)
-        if runtime == "claude":
-            results[runtime] = runtimes.run_stdin("claude", runtimes.claude_payload, ACTS, root, command)
-        elif runtime == "codex":
-            results[runtime] = runtimes.run_stdin("codex", runtimes.codex_payload, ACTS, root, command)
-        else:
-            results[runtime] = runtimes.run_opencode(ACTS, root, command, plugin_dir() / "lib" / "replay.js")
+        results[runtime] = plug(runtime).module("demo").play(ACTS, root, command)
     return results
 
 
@@ -97,7 +90,7 @@ def main(keep: Path | None, out: TextIO = sys.stdout) -> int:
     with tempfile.TemporaryDirectory(prefix="hookgate-demo-") as tmp:
         base = (keep or Path(tmp)).resolve()
         out.write(f"hookgate demo: a scripted GodotMaker-style build session (role {ROLE!r}), "
-                  f"played through the three adapters\nprojects under {base}\n\n")
+                  f"played through the adapters of {', '.join(plug(r).title for r in RUNTIMES)}\nprojects under {base}\n\n")
         wrong = report(play(base), base, out)
         parity_summary(out)
         if wrong:
