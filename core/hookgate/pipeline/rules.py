@@ -72,7 +72,8 @@ def compiled(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
 
 
 def _test(rule: PathRule, classes: Mapping[str, list[str]], root: str | None) -> Test:
-    on_path, on_name = [], []
+    on_path: list[str] = []
+    on_name: list[str] = []
     for pattern in expand(rule.allow or rule.deny or [], classes):
         plan = root_relative_pattern(pattern, root)
         if plan is not None:
