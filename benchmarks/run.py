@@ -6,9 +6,15 @@ Machines here are shared and noisy, so every figure is a ratio against a baselin
 same run, with the commands interleaved round by round. hookgate is measured as users run it: a
 regular (not editable) install in a venv of its own, built on first use under benchmarks/.venv.
 
-- stdin hook: `hookgate hook claude` on a PreToolUse payload the build role refuses, answered by
-  the project's warm core and in-process (HOOKGATE_WARM=off), against bare `python -c pass` and
-  the msgspec-import floor (`python -c "import msgspec"`: no in-process hook can be faster).
+- stdin hook: `hookgate hook claude` on a PreToolUse Write the build role refuses, as `hookgate install
+  claude` registers it (`python -S .../bin/hookgate`), answered by the project's warm core and
+  in-process (HOOKGATE_WARM=off), and warm by name (`hookgate` on PATH, as the plugin channels call
+  it); against bare `python -c pass`, `python -S -c pass` and the msgspec-import floor (`python -c
+  "import msgspec"`: no in-process hook can be faster). Beside them, the same Write decided by a
+  process-per-script peer written the way GodotMaker's scripts are (benchmarks/peers/: two scripts per
+  Write, each its own interpreter and JSON parse) and by a minimal C client of the warm core
+  (benchmarks/cclient/, compiled here with gcc; a benchmark only). Where a warm call's time goes:
+  -X importtime self times of the client's imports and the round trip to the core, measured apart.
 - engine: decisions per second in-process (benchmarks/inprocess.py), beside bare Python calls.
 - completion gate: a Stop decision in a session with a 1,000,000-line log against an empty one.
 - effect check: a Bash PreToolUse + PostToolUse pair, warm, in a project of 5,000 files with a

@@ -2,6 +2,7 @@
 that the warm client (hookgate.warm.client) imports nothing but itself and `_socket`."""
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -155,3 +156,44 @@ def test_the_registered_cold_path_finds_its_packages(wheel_hookgate: Path, tmp_p
         assert "house rule: no scenes" in json.dumps(answer), answer
     finally:
         (site_packages / "house-rules.pth").unlink()
+
+
+@pytest.mark.real
+def test_the_real_claude_code_runs_the_site_less_registration(wheel_hookgate: Path, tmp_path: Path) -> None:
+    """The pinned Claude Code, driven by the scripted fake model, runs what a regular install
+    registers (`python -S .../bin/hookgate hook claude ...`): a forbidden Write is refused with the
+    role's reason, an allowed one goes through, on the cold path and then the warm one."""
+    from drivers.claude import run_claude
+    from harness.fakemodel import Call, FakeModel, Say
+    from harness.runtimes import base_env, new_project
+
+    work, home = new_project(tmp_path)
+    env = {**base_env(home), "XDG_RUNTIME_DIR": ""}  # the hooks' environment (drivers/claude.py)
+
+    def hookgate(*args: str) -> str:
+        done = subprocess.run([str(wheel_hookgate), *args], cwd=work, env=env, capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    hookgate("install", "claude", "--project", str(work))
+    settings = json.loads((work / ".claude" / "settings.json").read_text())
+    commands = [h["command"] for entries in settings["hooks"].values() for entry in entries for h in entry["hooks"]]
+    assert commands and all(" -S " in command for command in commands), commands
+    try:
+        with FakeModel() as model:
+            for turn in ("cold", "warm"):  # the first session's calls start the core the second one uses
+                hookgate("role", "set", "build")  # a new session drops the role an earlier one owned
+                target, allowed = work / "src" / f"{turn}.gd", work / f"{turn}.txt"
+                marker = model.script(f"site_less_{turn}",
+                                      Call("Write", {"file_path": str(target), "content": "extends Node\n"}),
+                                      Call("Write", {"file_path": str(allowed), "content": "ok\n"}), Say("done"))
+                run = run_claude(work, home, model, f"{marker} write both")
+                assert run.returncode == 0, run.stderr
+                assert not target.exists() and allowed.read_text() == "ok\n"
+                results = model.tool_results(f"site_less_{turn}")
+                assert any(f"Build role cannot write game code directly ({turn}.gd)" in r for r in results), results
+        answered = re.search(r"(\d+) calls answered", hookgate("warm", "status"))
+        assert answered and int(answered.group(1)) >= 3, "the second session's calls went to the warm core"
+    finally:
+        subprocess.run([str(wheel_hookgate), "warm", "stop"], cwd=work, env=env, capture_output=True, timeout=60)
