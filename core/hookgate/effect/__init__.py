@@ -26,9 +26,11 @@ import msgspec
 
 from ..engine.gate import Gate, Observer
 from ..model.tools import FILE_TOOL_MATCHER, FILE_TOOLS
-from .ledger import note_allowed
 
 if TYPE_CHECKING:
+    import os
+    from typing import Iterable
+
     from ..config.schema import Config
     from ..engine.context import Context
     from ..engine.loop import Decision
@@ -37,6 +39,14 @@ if TYPE_CHECKING:
     from ..store.project import Project
 
 __all__ = ["covers", "note_allowed", "gates", "observers"]
+
+
+def note_allowed(paths: "Iterable[os.PathLike[str] | str]", root: "os.PathLike[str] | str") -> None:
+    """ledger.note_allowed, for hookgate's own commands; the ledger, the store and the readings
+    load only when a decision needs them (a refused Write, a Read, a Stop never do)."""
+    from .ledger import note_allowed as note
+
+    note(paths, root)
 
 
 def _role(ctx: "Context") -> str | None:
