@@ -298,7 +298,11 @@ def effect_check(python: Path, rounds: int) -> dict[str, object]:
                             raise SystemExit(f"{name}: unexpected answer {done.stdout!r} {done.stderr!r}")
                     if round_ >= 3:
                         times[name].append(time.perf_counter() - start)
-            protected = len(list((pairs["effect check on"][0] / ".hookgate" / "effect" / "blobs").iterdir()))
+            # the copies live in the project's store, outside the project (hookgate.effect.store)
+            blobs = subprocess.run([str(python), "-c", "import sys; from hookgate.effect.store import store_for; "
+                                    "print(store_for(sys.argv[1]).blobs)", str(pairs["effect check on"][0])],
+                                   env=env, capture_output=True, text=True, check=True).stdout.strip()
+            protected = len(os.listdir(blobs))
         finally:
             for root, _, _ in pairs.values():
                 subprocess.run([hookgate, "warm", "stop"], cwd=root, env=env, capture_output=True)
