@@ -125,7 +125,7 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
             (folder / state / "current_role").write_text("build\n")
         def payload(where: Path) -> bytes:
             return json.dumps({
-                "session_id": "bench", "cwd": str(where), "hook_event_name": "PreToolUse", "tool_name": "Write",
+                "session_id": f"bench-{where.name}", "cwd": str(where), "hook_event_name": "PreToolUse", "tool_name": "Write",
                 "tool_input": {"file_path": str(where / "src" / "player.gd"), "content": "extends Node\n"},
             }).encode()
         env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_")}
@@ -280,8 +280,9 @@ def effect_check(python: Path, rounds: int) -> dict[str, object]:
         for name, effect in (("effect check off", False), ("effect check on", True)):
             root = Path(tmp) / name.replace(" ", "-")
             effect_project(root, effect)
-            base = {"session_id": "bench", "cwd": str(root), "tool_name": "Bash", "tool_input": {"command": "ls"},
-                    "tool_use_id": "toolu_bench"}
+            # a session of its own per project: a session is governed by the root it started in
+            base = {"session_id": f"bench-{root.name}", "cwd": str(root), "tool_name": "Bash",
+                    "tool_input": {"command": "ls"}, "tool_use_id": "toolu_bench"}
             pre = json.dumps({**base, "hook_event_name": "PreToolUse"}).encode()
             post = json.dumps({**base, "hook_event_name": "PostToolUse", "tool_response": "ok"}).encode()
             pairs[name] = (root, pre, post)
@@ -302,7 +303,9 @@ def effect_check(python: Path, rounds: int) -> dict[str, object]:
             blobs = subprocess.run([str(python), "-c", "import sys; from hookgate.effect.store import store_for; "
                                     "print(store_for(sys.argv[1]).blobs)", str(pairs["effect check on"][0])],
                                    env=env, capture_output=True, text=True, check=True).stdout.strip()
-            protected = len(os.listdir(blobs))
+            protected = len(os.listdir(blobs)) if os.path.isdir(blobs) else 0
+            if not protected:
+                raise SystemExit("the effect check kept no copies: it did not run, and the figure would mean nothing")
         finally:
             for root, _, _ in pairs.values():
                 subprocess.run([hookgate, "warm", "stop"], cwd=root, env=env, capture_output=True)
@@ -423,6 +426,20 @@ def main() -> int:
     parser.add_argument("--opencode-calls", type=int, default=300, help="interleaved calls per side in the OpenCode section")
     ns = parser.parse_args()
     python = bench_python()
+    # hookgate keeps per-session state outside the projects (the root a session is pinned to, the
+    # effect check's store); a session id of an earlier run would be pinned to that run's deleted
+    # project, so each run keeps that state to itself
+    state = tempfile.mkdtemp(prefix="hookgate-bench-state-")
+    os.environ["XDG_STATE_HOME"] = state
+    try:
+        return run_sections(ns, python)
+    finally:
+        import shutil
+
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def run_sections(ns: argparse.Namespace, python: Path) -> int:
     if ns.only:  # a partial run, printed only (latest.json is the full run's)
         lines = {"stdin": lambda: stdin_lines(stdin_hook(python, ns.rounds)),
                  "engine": lambda: engine_lines(inprocess(python, "engine")),
