@@ -313,3 +313,31 @@ def test_a_codex_patch_refused_for_one_file_leaves_no_reading(tmp_path):
     ledger = store_for(project.root).ledger_path.read_text().splitlines()
     opened = [line for line in ledger if '"agent"' in line]
     assert all(any('"end"' in later for later in ledger[ledger.index(line):]) for line in opened)
+
+
+def test_a_reading_read_again_is_the_file_as_it_is_now(tmp_path):
+    """The store keeps decoded readings by the identity of their file (effect/store.py): a
+    replaced reading, and one rewritten in place with the same size, are read afresh."""
+    import os as _os
+
+    from hookgate.effect.store import Store
+    from hookgate.effect.tree import File, Index
+
+    store = Store(tmp_path / "effect")
+    first = Index(key="k", t=1, files={"a.gd": File(1, 2, 3, 4, 0o100644, "aa")})
+    store.save_index(first)
+    assert store.load_index("k") == first
+    assert store.load_index("k") is store.load_index("k")  # decoded once
+    second = Index(key="k", t=2, files={"b.gd": File(5, 6, 7, 8, 0o100644, "bb")})
+    store.save_index(second)
+    assert store.load_index("k") == second
+    path = store.index_path("k")
+    stat = path.stat()
+    third = Index(key="k", t=3, files={"c.gd": File(5, 6, 7, 8, 0o100644, "cc")})
+    data = __import__("msgspec").msgpack.encode(third)
+    assert len(data) == stat.st_size  # same size, written over the same inode, mtime put back
+    with open(path, "r+b") as handle:
+        handle.write(data)
+    _os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_ino == stat.st_ino and path.stat().st_mtime_ns == stat.st_mtime_ns
+    assert store.load_index("k") == third

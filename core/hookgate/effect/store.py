@@ -32,6 +32,14 @@ from .tree import Index
 
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(Index)
+# Readings decoded in this process, by the identity of the file they were read from (device,
+# inode, size, mtime, ctime). The store never rewrites a file in place (_write_new: a fresh inode
+# each time), and any write to one, by anyone, moves its ctime, which cannot be set back: a file
+# with the same identity holds the same bytes. A reading of a large project takes longer to
+# decode than to compare. The Index objects are shared: nothing changes one once read (every
+# change builds a new one).
+_read: dict[tuple[int, int, int, int, int], Index] = {}
+MAX_READ = 16
 STALE_CALL_SECONDS = 86_400
 
 
@@ -71,11 +79,33 @@ class Store:
 
     def _load(self, path: Path) -> Index | None:
         try:
-            return _decoder.decode(path.read_bytes())
-        except FileNotFoundError:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
             return None
+        try:
+            st = os.fstat(fd)
+            identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            known = _read.get(identity)
+            if known is not None:
+                return known
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            index = _decoder.decode(b"".join(chunks))
         except (msgspec.DecodeError, OSError):
             return None  # a damaged reading is read again from the files
+        finally:
+            os.close(fd)
+        if len(_read) >= MAX_READ:
+            _read.clear()
+        _read[identity] = index
+        return index
+
+    def preload(self) -> None:
+        """Read every latest reading now (the warm core does, so that its forks start with them
+        decoded, as long as nothing moved since)."""
+        for path in self.dir.glob("index-*.msgpack"):
+            self._load(path)
 
     # -- manifests ----------------------------------------------------------------------------
     def call_path(self, call: str) -> Path:

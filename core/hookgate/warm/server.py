@@ -423,8 +423,8 @@ def _payload(root: str, call: Mapping[str, object]) -> bytes:
 
 
 def refresh_config(project: str) -> None:
-    """Keep the project's config, and its rule lists compiled, in the caches the forks inherit
-    (a stat when nothing changed)."""
+    """Keep the project's config, its rule lists compiled and the effect check's readings decoded
+    in the caches the forks inherit (a stat each when nothing changed)."""
     from hookgate.config.load import open_project
     from hookgate.errors import ConfigError
 
@@ -437,6 +437,10 @@ def refresh_config(project: str) -> None:
     # the rule lists compiled for this project and environment (HOME and the places its patterns
     # name): a fork whose caller has the same environment judges a write without compiling
     prepare(config.pipeline, str(found.root))
+    if config.effect.enabled:  # the effect check's latest readings, decoded (effect/store.py)
+        from hookgate.effect.store import store_for
+
+        store_for(found.root).preload()
 
 
 def code_changed_since(started_ns: int) -> bool:
