@@ -96,3 +96,26 @@ def test_a_policy_added_or_removed_between_two_calls_changes_the_engine(root: Pa
     assert decide(root, "notes.txt") == "notes are kept elsewhere"
     (policies / "no_notes.py").unlink()
     assert decide(root, "notes.txt") is None
+
+
+def call(root: Path, session: str, event: str, **fields: object) -> None:
+    raw = json.dumps({"session_id": session, "cwd": str(root), "hook_event_name": event, **fields}).encode()
+    handle(dialect, raw, {**os.environ, "HOOKGATE_PROJECT_DIR": str(root)})
+
+
+def test_a_role_claimed_by_another_session_between_two_calls_is_seen(root: Path) -> None:
+    """The owner note is read once per file identity (pipeline/session.py): a note another
+    session's claim replaced is read again, so a new session drops the role it does not own."""
+    role = root / ".hookgate" / "current_role"
+    call(root, "s1", "PreToolUse", tool_name="Write", tool_input={"file_path": "notes.md", "content": "x"})
+    note_path = root / ".hookgate" / "role_owner.json"
+    note = json.loads(note_path.read_text())
+    assert note["session_id"] == "s1"
+    settled()
+    call(root, "s1", "SessionStart", source="resume")  # its own role: kept (and the note now cached)
+    assert role.exists()
+    replaced = note_path.with_name("role_owner.json.new")
+    replaced.write_text(json.dumps({**note, "session_id": "s2"}))
+    os.replace(replaced, note_path)  # as another session's claim writes it
+    call(root, "s1", "SessionStart", source="resume")
+    assert not role.exists()  # owned by s2 now: s1's new start drops it as stale

@@ -22,9 +22,14 @@ idling or closing when the user sets a role for the next one does not take it.
 
 from __future__ import annotations
 
+import os
+import time
+from pathlib import Path
+
 import msgspec
 
 from .. import __version__
+from ..config.cache import RACY_SECONDS
 from ..engine.context import Context
 from ..engine.gate import Gate
 from ..model.events import Event
@@ -69,24 +74,48 @@ def banner(ctx: Context) -> str | None:
     return layout.banner.format(version=version, tag=tag) if tag else layout.banner_untagged.format(version=version)
 
 
-def role_owner(ctx: Context) -> str | None:
-    """The session that owns the active role file as it is now; None when nobody does yet."""
-    mtime = _role_mtime(ctx)
+def role_owner(ctx: Context, mtime: int | None = None) -> str | None:
+    """The session that owns the active role file as it is now (`mtime`: its mtime, when the
+    caller has just read it); None when nobody does yet."""
+    mtime = _role_mtime(ctx) if mtime is None else mtime
     if mtime is None:
         return None
-    try:
-        note = msgspec.json.decode(locked.read(ctx.project.state_dir / ctx.project.layout.role_owner) or b"{}")
-    except msgspec.DecodeError:
-        return None
+    note = _owner_note(str(ctx.project.state_dir / ctx.project.layout.role_owner))
     if not isinstance(note, dict) or note.get("mtime_ns") != mtime or not isinstance(note.get("session_id"), str):
         return None
     session_id: str = note["session_id"]
     return session_id
 
 
+# The owner note of each project as last read in this process, by the identity of its file. Every
+# claim replaces the note (a new inode); a note younger than RACY_SECONDS is read again all the
+# same, as the config cache does, since times are coarse and a rewrite in place keeps the inode.
+_notes: dict[str, tuple[tuple[int, int, int, int, int], object]] = {}
+
+
+def _owner_note(path: str) -> object:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return {}
+    identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    known = _notes.get(path)
+    if known is not None and known[0] == identity:
+        return known[1]
+    try:
+        note: object = msgspec.json.decode(locked.read(Path(path)) or b"{}")
+    except msgspec.DecodeError:
+        note = None
+    if max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - int(RACY_SECONDS * 1e9):
+        if len(_notes) >= 64:
+            _notes.clear()
+        _notes[path] = (identity, note)
+    return note
+
+
 def _claim_role(event: Event, ctx: Context) -> None:
     mtime = _role_mtime(ctx)
-    if mtime is None or not event.session_id or role_owner(ctx) is not None:
+    if mtime is None or not event.session_id or role_owner(ctx, mtime) is not None:
         return
     note = {"session_id": event.session_id, "runtime": event.runtime, "role": ctx.project.current_role(),
             "mtime_ns": mtime}
