@@ -1,8 +1,16 @@
 """Gemini CLI 0.61.0: the scenario moves as runs of the pinned binary against the fake model.
 
+Real runs: `gemini -p` with hookgate installed in the project's .gemini/settings.json. Write is
+`write_file`, Bash `run_shell_command`, Read `read_file` (paths relative to the project, as the
+model may give them), a dispatch `invoke_agent {agent_name, prompt}`, and a subagent hands in its
+report with `complete_task {result}`. A held stop is AfterAgent's retry: the reason comes back as
+the next prompt and the model answers again. Compaction is a run that resumes the session
+(`--resume latest`) with a compression threshold so low that Gemini CLI compresses before its
+first request; an interrupt is a Ctrl-C of the run while its command runs.
+
 The runtime: `gemini -p` in headless mode, its Gemini API pointed at the fake model
 (GOOGLE_GEMINI_BASE_URL), an API-key login that never leaves 127.0.0.1, `--yolo` so every tool
-runs without a prompt (hooks still run under it), and the project folder trusted in the user's
+runs without a prompt (`--approval-mode yolo`: hooks still run under it), and the project folder trusted in the user's
 trustedFolders.json: Gemini CLI ignores an untrusted project's .gemini/settings.json, hooks and all.
 Subagents are the user's agent files (~/.gemini/agents/<role>.md), dispatched by `invoke_agent`;
 a project's own agents would first need the user's acknowledgement, which headless mode cannot give.
@@ -17,8 +25,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from harness.fakemodel import FakeModel
-from harness.runtimes import HOOKGATE, Run, base_env, binary
+from harness.fakemodel import Call, FakeModel, Say, Step
+from harness.runtimes import HOOKGATE, Run, base_env, binary, new_project
+
+from scenarios import Compact, Dispatch, Interrupt, Move, Prompt, Session, Tool
+
+from .base import held, prepare
+from .real import RealPlay, ScenarioModel, interrupted, load, marker, scripts
 
 runtime = "gemini"
 MODEL = "gemini-2.5-flash"
@@ -58,9 +71,11 @@ def hookgate(*args: str, cwd: Path, home: Path, check: bool = True) -> subproces
                           check=check)
 
 
-def start(work: Path, home: Path, fake: FakeModel, prompt: str, *args: str) -> subprocess.Popen[str]:
-    """One headless `gemini -p` run of the pinned binary, every tool approved."""
-    return subprocess.Popen([binary("gemini"), "-p", prompt, "-m", MODEL, "--yolo", "-o", "json", *args],
+def start(work: Path, home: Path, fake: FakeModel, prompt: str, *args: str,
+          mode: str = "yolo") -> subprocess.Popen[str]:
+    """One headless `gemini -p` run of the pinned binary, every tool approved (`mode` yolo)."""
+    return subprocess.Popen([binary("gemini"), "-p", prompt, "-m", MODEL, "--approval-mode", mode, "-o", "json",
+                             *args],
                             cwd=work, env=env(home, fake), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
@@ -75,8 +90,8 @@ def collect(process: subprocess.Popen[str], timeout: float = 180) -> Run:
     return Run(process.returncode, out, err)
 
 
-def run_gemini(work: Path, home: Path, fake: FakeModel, prompt: str, timeout: float = 180) -> Run:
-    return collect(start(work, home, fake, prompt), timeout)
+def run_gemini(work: Path, home: Path, fake: FakeModel, prompt: str, *args: str, timeout: float = 180) -> Run:
+    return collect(start(work, home, fake, prompt, *args), timeout)
 
 
 def add_agents(home: Path, agents: dict[str, str]) -> None:
@@ -102,3 +117,82 @@ def user_hooks(home: Path, hooks: dict[str, list[dict[str, Any]]]) -> None:
 def one_hook(event: str, command: str, timeout_ms: int = 60_000) -> dict[str, list[dict[str, Any]]]:
     return {event: [{"matcher": "*", "hooks": [{"type": "command", "command": command, "name": f"probe-{event}",
                                                  "timeout": timeout_ms}]}]}
+
+
+# -- real tier ----------------------------------------------------------------------------------------
+
+# what Gemini CLI's compression asks the model first (a request without tools; a second one
+# checks the summary): one per compression
+COMPRESSION = "Generate a new <state_snapshot>"
+
+
+def gemini_call(tool: str, given: Any) -> tuple[str, dict[str, Any]]:
+    """A canonical tool call as Gemini's model makes it (project-relative paths)."""
+    names = {"Write": "write_file", "Bash": "run_shell_command", "Read": "read_file"}
+    return names.get(tool, tool), dict(given)
+
+
+def play(session: Session, root: Path, version: str | None = None) -> RealPlay:
+    """The session on the pinned binary (0.61.0 is the only version)."""
+    work, home = new_project(root)
+    prepare(session, work)
+    configure(work, home)
+    hookgate("install", "gemini", "--project", str(work), cwd=work, home=home)
+    add_agents(home, {d.role: agent_file(d.role) for d in session.agents.values()})
+    model = ScenarioModel().start()
+    played = RealPlay(session, f"{runtime}-{version}" if version else runtime, work, model)
+
+    def call(move: Move) -> list[Step]:
+        if isinstance(move, Dispatch):
+            return [Call("invoke_agent", {"agent_name": move.role, "prompt": f"{move.description}\n"
+                                          f"SCENARIO:{marker(session, move.agent)} {move.prompt}"})]
+        if isinstance(move, Interrupt):
+            return [Call("run_shell_command", {"command": move.command})]
+        assert isinstance(move, Tool)
+        return [Call(*gemini_call(move.tool, move.input))]
+
+    prompt = next((m.text for m in session.moves if isinstance(m, Prompt)), "go")
+    try:
+        for n, turn in enumerate(turns(session)):
+            moves = [session.moves[i] for i in turn]
+            if isinstance(moves[0], Compact):  # a run of its own, resuming the session, that compresses
+                _settings(home, {"model": {"compressionThreshold": 0.0001}})
+                with held(work, moves[0]):
+                    before = _compressions(model)
+                    run = run_gemini(work, home, model, "continue", "--resume", "latest")
+                played.ran(turn, run, compactions=_compressions(model) - before)
+                _settings(home, {"model": {}})
+                continue
+            plan = scripts(session, played.runtime, moves, call)
+            plan.revisions.clear()  # no hook refuses a Gemini subagent's report: it hands in its first
+            for agent, steps in plan.children.items():  # a subagent hands in its report with complete_task
+                if steps and isinstance(steps[-1], Say):
+                    steps[-1:] = [Call("complete_task", {"result": steps[-1].text}), Say("reported")]
+            lead = load(model, session, plan, lead=f"lead-{n}" if n else "lead")
+            interrupt = next((m for m in moves if isinstance(m, Interrupt)), None)
+            process = start(work, home, model, f"{lead} {prompt}", mode="default" if session.asks else "yolo")
+            played.ran(turn, interrupted(process, work, interrupt.command) if interrupt else collect(process))
+    finally:
+        model.stop()
+    return played
+
+
+def turns(session: Session) -> list[list[int]]:
+    """The session as `gemini -p` runs (move indices): every compaction is a run of its own."""
+    found: list[list[int]] = [[]]
+    for index, move in enumerate(session.moves):
+        if isinstance(move, Compact):
+            found += [[index], []]
+        else:
+            found[-1].append(index)
+    return [t for t in found if t]
+
+
+def _settings(home: Path, change: dict[str, Any]) -> None:
+    path = gemini_home(home) / "settings.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **change}, indent=2))
+
+
+def _compressions(model: FakeModel) -> int:
+    """The compressions Gemini CLI asked the model for (a side request: no tools)."""
+    return sum(1 for r in model.seen() if not r.body.get("tools") and any(COMPRESSION in t for t in r.user_texts))

@@ -18,6 +18,10 @@ relative):
     web_fetch, google_web_search, write_todos  WebFetch, WebSearch, TodoWrite
     invoke_agent {agent_name, prompt}          Agent {description, prompt, subagent_type = agent_name}
 
+Gemini CLI gives a tool call no id either, so BeforeTool and AfterTool of one call are paired by
+one derived from the session, the tool and its input as the model gave them (`tool_use_id`; the
+effect check needs it): two identical calls running side by side share it.
+
 Gemini CLI 0.61 gives a subagent's own tool calls no identity: they arrive as the session's, so a
 subagent is seen only where it is dispatched (invoke_agent) and where it hands in its result.
 
@@ -38,6 +42,7 @@ action goes ahead, and text on stdout that is not JSON becomes an allow, so:
 
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import Any, Mapping
 
@@ -52,6 +57,7 @@ from hookgate.model.verdicts import Ask, Modify, Refusal, Retry, Verdict
 runtime = "gemini"
 _decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
+_sorted = msgspec.json.Encoder(order="sorted")  # a call's id must not depend on key order
 
 # Gemini CLI's hook event -> the canonical event it delivers
 EVENTS: dict[str, str] = {
@@ -114,7 +120,14 @@ def canonical_fields(payload: dict[str, Any]) -> dict[str, Any]:
     given = given if isinstance(given, dict) else {} if given is None else {"input": given}
     cwd = payload.get("cwd")
     canonical, tool_input = canonical_call(tool, given, cwd if isinstance(cwd, str) else "")
-    return {"tool_name": canonical, "tool_input": tool_input}
+    return {"tool_name": canonical, "tool_input": tool_input, "tool_use_id": call_id(payload, tool, given)}
+
+
+def call_id(payload: dict[str, Any], tool: str, given: dict[str, Any]) -> str:
+    """The id that pairs a call's BeforeTool and AfterTool (both carry the input as it was given)."""
+    session = payload.get("session_id")
+    text = _sorted.encode([session if isinstance(session, str) else "", tool, given])
+    return "gemini-" + hashlib.sha256(text).hexdigest()[:20]
 
 
 def canonical_call(tool: str, given: dict[str, Any], cwd: str) -> tuple[str, dict[str, Any]]:
