@@ -25,8 +25,9 @@ effect check needs it): two identical calls running side by side share it.
 Gemini CLI 0.61 gives a subagent's own tool calls no identity: they arrive as the session's, so a
 subagent is seen only where it is dispatched (invoke_agent) and where it hands in its result.
 
-Rendering. A hook that exits with anything but 0 or 2, or times out, counts as a warning and the
-action goes ahead, and text on stdout that is not JSON becomes an allow, so:
+Rendering. A hook that exits 1 (what a crashed program exits with) or times out counts as a
+warning and the action goes ahead (any other non-zero exit blocks, whatever the docs say), and
+text on stdout that is not JSON becomes an allow, so:
 
 - A refusal is exit 2 with the reason on stderr: it blocks a tool (the reason reaches the model as
   the tool's error), aborts a prompt, hides a tool's result, or makes AfterAgent retry the turn

@@ -42,9 +42,9 @@ def config_path(project: Path | None, env: Mapping[str, str] = os.environ) -> Pa
 
 
 def hook_command(command: str, event: str) -> str:
-    """The handler command. Gemini CLI has no fail-closed switch: a hook that crashes, cannot start
-    or exits with anything but 0 or 2 is a warning, and the action goes ahead. For the gating
-    events the command therefore turns every such exit into exit 2 with a reason."""
+    """The handler command. Gemini CLI has no fail-closed switch: a hook that exits 1, what a
+    crashed Python exits with, is a warning and the action goes ahead. For the gating events the
+    command therefore turns every exit but 0 and 2 into exit 2 with a reason."""
     direct = f"{command} hook gemini --event {event}"
     if event not in lifecycle.fail_closed_events():
         return direct
