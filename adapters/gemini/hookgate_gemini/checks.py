@@ -14,7 +14,7 @@ from hookgate.checks import Finding, Installs, Setup, missing_command, reinstall
 from . import install
 
 CHECKS = (("gemini hooks", "check_registration"), ("gemini trust", "check_trust"),
-          ("gemini enabled", "check_enabled"))
+          ("gemini enabled", "check_enabled"), ("gemini extension", "check_extension"))
 
 
 def installs(setup: Setup) -> Installs:
@@ -105,6 +105,13 @@ def check_enabled(setup: Setup) -> list[Finding]:
         return [Finding("fail", f"hookgate's hooks are disabled (hooksConfig.disabled): {', '.join(off)}",
                         "take them out of hooksConfig.disabled, or `/hooks enable-all` in Gemini CLI")]
     return [Finding("ok", f"hooks enabled ({where})")]
+
+
+def check_extension(setup: Setup) -> list[Finding]:
+    """The extension channel (`gemini extensions install`): see extension.doctor_check."""
+    from . import extension
+
+    return list(extension.doctor_check(setup))
 
 
 def _settings(path: Path) -> dict[str, Any]:
