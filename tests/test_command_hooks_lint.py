@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.commandhooks.lint import claude_budgets, lint
+from hookgate.commandhooks.lint import hook_budgets, lint
 
 
 @pytest.fixture
@@ -58,10 +58,12 @@ def test_suspicious_timeouts(files):
     assert "$.PreToolUse[0].hooks[2]" not in problems
 
 
-def test_the_default_budgets_are_what_install_claude_registers(files):
+def test_the_default_budgets_are_the_shortest_any_runtime_registers(files):
     from hookgate_claude.install import REGISTRATIONS
 
-    assert claude_budgets() == {event: float(timeout) for event, _, timeout, _ in REGISTRATIONS}
+    budgets = hook_budgets()
+    claude = {event: float(timeout) for event, _, timeout, _ in REGISTRATIONS}
+    assert set(claude) <= set(budgets) and all(budgets[event] <= claude[event] for event in claude)
     put(files[1], {"SessionStart": [{"hooks": [handler(timeout=118)]}, {"hooks": [handler("b")]}],  # registered: 120 s
                    "PreToolUse": [{"hooks": [handler()]}]})  # registered: 120 s
     assert [p.detail.split(":")[0] for p in lint(files[1])] == ["suspicious timeout 118s"]

@@ -73,11 +73,8 @@ def installed_events(path: Path) -> set[str]:
 def installed_commands(path: Path) -> list[tuple[str, str]]:
     """(event, command) of every hookgate handler in the file (for doctor)."""
     hooks = hooksjson.read(path).get("hooks", {}) if path.exists() else {}
-    return [
-        (event, str(handler.get("command"))) for event, groups in hooks.items()
-        for group in (groups if isinstance(groups, list) else []) if isinstance(group, dict)
-        for handler in (group.get("hooks") if isinstance(group.get("hooks"), list) else []) if _is_ours(handler)
-    ]
+    return [(event, str(handler.get("command"))) for event, _, _, _, handler in hooksjson.entries(hooks)
+            if _is_ours(handler)]
 
 
 def stale_events(path: Path) -> list[str]:
@@ -85,16 +82,14 @@ def stale_events(path: Path) -> list[str]:
     lifecycle matrix changed since: a timeout, onFailure, a matcher), for doctor."""
     hooks = hooksjson.read(path).get("hooks", {}) if path.exists() else {}
     stale = []
-    for event, groups in hooks.items():
-        for group in groups if isinstance(groups, list) else []:
-            for handler in group.get("hooks", []) if isinstance(group, dict) else []:
-                if not _is_ours(handler):
-                    continue
-                command = str(handler.get("command", "")).split(" hook claude", 1)[0]
-                expected = registrations(command).get(event)
-                if expected is None or {k: v for k, v in group.items() if k != "hooks"} != \
-                        {k: v for k, v in expected[0].items() if k != "hooks"} or handler != expected[0]["hooks"][0]:
-                    stale.append(event)
+    for event, _, _, group, handler in hooksjson.entries(hooks):
+        if not _is_ours(handler):
+            continue
+        command = str(handler.get("command", "")).split(" hook claude", 1)[0]
+        expected = registrations(command).get(event)
+        if expected is None or {k: v for k, v in group.items() if k != "hooks"} != \
+                {k: v for k, v in expected[0].items() if k != "hooks"} or handler != expected[0]["hooks"][0]:
+            stale.append(event)
     return sorted(set(stale))
 
 

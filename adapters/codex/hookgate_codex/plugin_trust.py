@@ -21,6 +21,8 @@ import tomllib
 from pathlib import Path
 from typing import Any, Mapping
 
+from hookgate import __version__
+
 from . import plugin, trust
 from .tomlfile import TomlFile
 
@@ -61,7 +63,7 @@ def uninstall(path: Path) -> bool:
 
 def notes(path: Path) -> list[str]:
     return [f"codex: recorded the review of the {len(trusted_hashes())} hooks of the {PLUGIN_ID} plugin "
-            f"(version {plugin.__version__}) in {path}; Codex runs them once the plugin is installed: "
+            f"(version {__version__}) in {path}; Codex runs them once the plugin is installed: "
             f"codex plugin marketplace add <hookgate checkout> && codex plugin add {PLUGIN_ID}"]
 
 

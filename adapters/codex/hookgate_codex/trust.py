@@ -22,6 +22,8 @@ import os
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+from hookgate.formats import hooksjson
+
 EVENT_LABELS = {
     "PreToolUse": "pre_tool_use", "PermissionRequest": "permission_request", "PostToolUse": "post_tool_use",
     "PreCompact": "pre_compact", "PostCompact": "post_compact", "SessionStart": "session_start",
@@ -72,14 +74,9 @@ def hook_hash(event: str, group: Mapping[str, Any], handler: Mapping[str, Any]) 
 def command_handlers(hooks: Mapping[str, Any]) -> Iterator[tuple[str, int, int, dict[str, Any], dict[str, Any]]]:
     """(event, group index, handler index, group, handler) of every command handler Codex would
     index in a hooks.json `hooks` object (the indices are positions, as in Codex's trust keys)."""
-    for event, groups in hooks.items():
-        if event not in EVENT_LABELS or not isinstance(groups, list):
-            continue
-        for g, group in enumerate(groups):
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
-                if isinstance(handler, dict) and handler.get("type") == "command":
-                    yield event, g, h, group, handler
+    for entry in hooksjson.entries(hooks):
+        if entry[0] in EVENT_LABELS and entry[4].get("type") == "command":
+            yield entry
 
 
 def project_trust(user: Mapping[str, Any], project: Path) -> str | None:

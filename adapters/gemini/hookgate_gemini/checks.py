@@ -97,7 +97,7 @@ def check_enabled(setup: Setup) -> list[Finding]:
     if not enabled:
         return [Finding("fail", f"hooks are turned off (hooksConfig.enabled in {where}); Gemini CLI runs none",
                         f"set hooksConfig.enabled to true in {where}")]
-    ours = {handler.get("name") for _, path in installed for _, _, handler in install._handlers(path)
+    ours = {handler.get("name") for _, path in installed for _, _, handler in install.handlers(path)
             if install.is_ours(handler)} | {command for _, path in installed
                                             for _, command in install.installed_commands(path)}
     off = sorted(str(name) for name in disabled & ours)

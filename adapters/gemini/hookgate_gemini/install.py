@@ -131,14 +131,14 @@ def installed_events(path: Path) -> set[str]:
 def installed_commands(path: Path) -> list[tuple[str, str]]:
     """(canonical event, command) of every hookgate handler in the file (for doctor)."""
     return [(_event_of(str(handler.get("command"))), str(handler.get("command")))
-            for _, _, handler in _handlers(path) if is_ours(handler)]
+            for _, _, handler in handlers(path) if is_ours(handler)]
 
 
 def stale_events(path: Path) -> list[str]:
     """The events whose installed handler differs from what install writes today (the lifecycle
     matrix changed since: a timeout, a matcher, the wrapper), for doctor."""
     stale = []
-    for theirs, group, handler in _handlers(path):
+    for theirs, group, handler in handlers(path):
         if not is_ours(handler):
             continue
         command = str(handler.get("command", ""))
@@ -150,12 +150,9 @@ def stale_events(path: Path) -> list[str]:
     return sorted(set(stale))
 
 
-def _handlers(path: Path) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+def handlers(path: Path) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     hooks = hooksjson.read(path).get("hooks", {}) if path.exists() else {}
-    return [(event, group, handler) for event, groups in hooks.items()
-            for group in (groups if isinstance(groups, list) else []) if isinstance(group, dict)
-            for handler in (group.get("hooks") if isinstance(group.get("hooks"), list) else [])
-            if isinstance(handler, dict)]
+    return [(event, group, handler) for event, _, _, group, handler in hooksjson.entries(hooks)]
 
 
 def _event_of(command: str) -> str:

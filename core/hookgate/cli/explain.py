@@ -11,6 +11,7 @@ from pathlib import Path
 
 from hookgate.cli.metrics import _project, _sessions
 from hookgate.explain import calls, explain, select, text
+from hookgate.store.project import Project
 from hookgate.store.session import SessionStore
 
 
@@ -43,13 +44,14 @@ def main(args: list[str]) -> int:
     return 0
 
 
-def _store(project, session: str | None) -> SessionStore | None:
+def _store(project: Project, session: str | None) -> SessionStore | None:
     sessions = _sessions(project)
     if session is None:
         if not sessions:
             print(f"hookgate explain: no session has metrics under {project.state_dir / 'sessions'}", file=sys.stderr)
             return None
-        return sessions[0]
+        first: SessionStore = sessions[0]
+        return first
     store = project.session(session)
     if not store.decisions_path.is_file():
         print(f"hookgate explain: no session {session!r}; known: {', '.join(s.session_id for s in sessions) or '-'}",

@@ -38,7 +38,7 @@ def main(args: list[str]) -> int:
     if ns.plugin and runtime.plugin_install is None:
         parser.error(f"--plugin: the {ns.runtime} plugin needs nothing from hookgate install")
     # each plug's install face, or what its plugin channel still needs (hookgate.runtimes)
-    installer: Any = runtime.module(runtime.plugin_install if ns.plugin else "install")
+    installer: Any = runtime.module(runtime.plugin_install if ns.plugin and runtime.plugin_install else "install")
     target = installer.config_path(None if ns.user else (ns.project or Path.cwd()).resolve())
     if action == "install":  # a runtime version that would not load what install writes
         from hookgate.parity.installed import refusal

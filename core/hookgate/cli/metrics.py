@@ -83,7 +83,9 @@ td pre{margin:0;white-space:pre-wrap;font:12px/1.35 ui-monospace,monospace}
 
 def render(session_id: str, records: list[dict[str, Any]], root: Path, decisions: list[dict[str, Any]] = ()) -> str:  # type: ignore[assignment]
     events = Counter(r.get("event") for r in records)
-    by = lambda name: [r for r in records if r.get("event") == name]  # noqa: E731
+    def by(name: str) -> list[dict[str, Any]]:
+        return [r for r in records if r.get("event") == name]
+
     span = f"{records[0]['ts']} - {records[-1]['ts']}" if records else "no records"
     runtimes = sorted({str(r.get("runtime")) for r in records if r.get("runtime")})
     cards = [
@@ -139,7 +141,8 @@ def _explained(decisions: list[dict[str, Any]], records: list[dict[str, Any]], r
 
 def _gate(explained: dict[str, Any]) -> str:
     decision = [g["id"] for g in explained["gates"] if g["verdict"] in ("block", "retry", "ask")]
-    return (explained["monitor"]["would_block"] or decision or [""])[0]
+    first: str = (explained["monitor"]["would_block"] or decision or [""])[0]
+    return first
 
 
 def _monitor(would: list[dict[str, Any]]) -> str:

@@ -82,9 +82,7 @@ def _count_handlers(path: Path) -> int:
         hooks = hooksjson.read(path).get("hooks", {})
     except (OSError, ValueError):
         return 0
-    return sum(1 for groups in hooks.values() if isinstance(groups, list)
-               for group in groups if isinstance(group, dict)
-               for handler in (group.get("hooks") or []) if is_godotmaker(handler))
+    return sum(1 for *_, handler in hooksjson.entries(hooks) if is_godotmaker(handler))
 
 
 def _codex_user_config(env: dict[str, str]) -> Path:

@@ -35,7 +35,7 @@ def main(args: list[str]) -> int:
     from hookgate.parity.matrix import compute
 
     rendered = FORMATS[ns.format](compute())
-    data = rendered if isinstance(rendered, bytes) else rendered.encode()
+    data = rendered if isinstance(rendered, bytes) else str(rendered).encode()
     if ns.output:
         ns.output.write_bytes(data)
         print(f"written: {ns.output}")

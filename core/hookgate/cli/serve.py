@@ -10,6 +10,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from hookgate.otel.export import Exporter
 
 
 def main(args: list[str]) -> int:
@@ -44,13 +48,13 @@ def main(args: list[str]) -> int:
             exporter.shutdown()
 
 
-def _telemetry(project: str, env: dict[str, str], log) -> object | None:
+def _telemetry(project: str, env: dict[str, str], log: Callable[[str], None]) -> "Exporter | None":
     """OpenTelemetry export of every decision, when configured (hookgate.otel)."""
     try:
         from hookgate.hookcall import DECISION_LISTENERS
         from hookgate.otel import exporter_for
 
-        exporter = exporter_for(project, env, log)
+        exporter: "Exporter | None" = exporter_for(project, env, log)
     except Exception as exc:  # export is never a reason not to serve
         log(f"OpenTelemetry export is off: {type(exc).__name__}: {exc}")
         return None

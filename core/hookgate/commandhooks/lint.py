@@ -35,21 +35,29 @@ _SHORT = 1.0  # seconds: starting a shell alone can take a good part of that
 
 def lint(project_hooks: Path, budgets: Mapping[str, float] | None = None) -> list[Problem]:
     """Every problem of the global and the project hooks.json. `budgets`: event -> the seconds the
-    runtime gives hookgate's hook call (default: what `hookgate install claude` registers)."""
+    runtime gives hookgate's hook call (default: the shortest any runtime's registration gives)."""
     files = load(hook_files(project_hooks))
     problems = list(files.problems)
-    limits = claude_budgets() if budgets is None else budgets
+    limits = hook_budgets() if budgets is None else budgets
     for handler in files.handlers:
         problems += _semantic(handler, limits)
     return problems
 
 
-def claude_budgets() -> dict[str, float]:
-    """event -> the seconds `hookgate install claude` registers for it (from the lifecycle matrix,
-    which the Claude plug's installer reads too)."""
-    from ..lifecycle import for_runtime
+def hook_budgets() -> dict[str, float]:
+    """event -> the seconds hookgate's hook call gets for it: the shortest any runtime's
+    registration gives (from the lifecycle matrix, which every plug's installer reads too), since
+    the same hooks.json runs under every runtime."""
+    from ..lifecycle import registrations
+    from ..runtimes import NAMES
 
-    return {r.event: float(r.timeout_for("claude")) for r in for_runtime("claude")}
+    budgets: dict[str, float] = {}
+    for registration in registrations():
+        for runtime in NAMES:
+            if registration.on(runtime):
+                seconds = float(registration.timeout_for(runtime))
+                budgets[registration.event] = min(budgets.get(registration.event, seconds), seconds)
+    return budgets
 
 
 def _semantic(handler: Handler, budgets: Mapping[str, float]) -> list[Problem]:

@@ -56,7 +56,7 @@ class FileCache(Generic[T]):
         self.name = name
         self.value_type = value_type
         self._memo: dict[str, tuple[Key, T]] = {}
-        self._decoder: msgspec.msgpack.Decoder | None = None
+        self._decoder: msgspec.msgpack.Decoder[T] | None = None
 
     def get(self, ident: str, sources: Iterable[Path], compute: Callable[[], T]) -> T:
         """The value for `ident` (e.g. the config's path) computed from `sources`."""

@@ -101,12 +101,12 @@ def _placed(value: Any, state: str) -> Any:
 def preset_data(name: str) -> dict[str, Any]:
     if name == "none":
         return {}
-    return msgspec.toml.decode((PRESET_DIR / f"{name}.toml").read_bytes())
+    return msgspec.toml.decode((PRESET_DIR / f"{name}.toml").read_bytes(), type=dict[str, Any])
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return msgspec.toml.decode(path.read_bytes())
+        return msgspec.toml.decode(path.read_bytes(), type=dict[str, Any])
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"not valid TOML: {exc}", str(path)) from None
     except OSError as exc:

@@ -18,7 +18,7 @@ STAGE_CHECK_NAMES = ("plan_all_verified", "gap_archived", "evaluation_playable_u
 REPORT_CHECK_NAMES = ("test_substance", "resource_paths", "classname_conflicts")
 
 
-class _Strict(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+class _Strict(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
     pass
 
 

@@ -43,7 +43,8 @@ def _role(ctx: "Context") -> str | None:
     key = ("effect", "role")
     if key not in ctx.memo:
         ctx.memo[key] = ctx.project.current_role()
-    return ctx.memo[key]
+    role: str | None = ctx.memo[key]
+    return role
 
 
 def _matches(pattern: str, tool: str) -> bool:

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..engine.context import Context
-from ..model.events import Event
+from ..model.events import Event, ToolEvent
 from ..model.verdicts import Block, Verdict
 from . import ledger
 from .protection import Agent, Protection, agent_of, protection_for
 from .store import Store, StoreError, store_for
-from .tree import File, Index, Skip, changed_files, file_sig, read_dirs
+from .tree import Dir, File, Index, Skip, changed_files, file_sig, read_dirs
 
 
 class Change(NamedTuple):
@@ -129,7 +129,7 @@ def _read(path: str) -> tuple[bytes | None, os.stat_result | None]:
 # -- after -------------------------------------------------------------------------------------
 
 def compare(before: Index, root: str, protection: Protection, skip: Skip
-            ) -> tuple[list[Change], dict, dict[str, File], int, bool]:
+            ) -> tuple[list[Change], dict[str, Dir], dict[str, File], int, bool]:
     """What the call changed among the protected files, the reading now, and whether that
     reading differs from `before` at all (only then is it written)."""
     now = time.time_ns()
@@ -165,7 +165,7 @@ def _same_bytes(old: File, st: os.stat_result, path: str) -> bool:
 
 def check_after(event: Event, ctx: Context) -> Verdict | None:
     call = call_id(event)
-    if call is None:
+    if call is None or not isinstance(event, ToolEvent):
         return None
     store = store_for(ctx.project.root)
     before = store.take(call)
@@ -273,9 +273,8 @@ def _put_back(change: Change, path: str, store: Store) -> None:
     os.replace(tmp, path)  # a fresh inode: a hard link made to the old one keeps what was written
 
 
-def _command(event: Event) -> str:
-    tool_input = getattr(event, "tool_input", {}) or {}
-    command = tool_input.get("command")
+def _command(event: ToolEvent) -> str:
+    command = (event.tool_input or {}).get("command")
     text = command if isinstance(command, str) else event.tool_name
     return text if len(text) <= 500 else text[:497] + "..."
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from typing import Iterable
+from typing import Callable, Iterable
 
 import msgspec
 
@@ -51,7 +51,7 @@ def _append(store: Store, entry: Entry) -> None:
     locked.append(store.ledger_path, _encoder.encode(entry) + b"\n")
 
 
-def note_allowed(paths: Iterable[str], root: "os.PathLike[str] | str") -> None:
+def note_allowed(paths: Iterable["os.PathLike[str] | str"], root: "os.PathLike[str] | str") -> None:
     """Record that hookgate itself wrote `paths` just now (its own commands call this), so no
     running call's effect check reverts them. Paths are absolute or relative to `root`."""
     rels = sorted({rel for path in paths for rel in relative_forms(str(path), str(root))})
@@ -103,7 +103,8 @@ class Ledger:
         """When the checked call began (its PreToolUse), as the ledger has it."""
         return next((e.t for e in self.entries if e.call == call and e.agent is not None), default)
 
-    def excusing(self, rel: str, since: int, now: int, own_call: str, main_agent: bool, allows) -> bool:
+    def excusing(self, rel: str, since: int, now: int, own_call: str, main_agent: bool,
+                 allows: "Callable[[Agent, str], bool]") -> bool:
         """Whether a write hookgate allowed, other than the checked call, covered `rel` at some
         time between `since` (the checked call began) and `now`. `allows(agent, rel)` tells
         whether another running call's agent may write `rel`."""

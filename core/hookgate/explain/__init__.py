@@ -95,8 +95,8 @@ def explain(call: Call, root: Path, session_records: list[dict[str, Any]] | None
 
 def _deciding_gate(decision: dict[str, Any]) -> str | None:
     for gid in [*decision.get("blocked_by", []), *decision.get("would_block", []), *decision.get("forced", [])]:
-        return gid
-    return next((g["id"] for g in decision.get("gates", []) if g.get("verdict") in REFUSALS), None)
+        return str(gid)
+    return next((str(g["id"]) for g in decision.get("gates", []) if g.get("verdict") in REFUSALS), None)
 
 
 def _agent(event: dict[str, Any], role: str | None) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from ..config.schema import Config, PathRule, RuleSet
 from ..errors import ConfigError
 from ..pipeline.paths import matches
 from ..pipeline.rules import expand
+from ..store.project import Project
 
 if TYPE_CHECKING:
     from . import Call
@@ -39,13 +40,15 @@ class Rule:
         return {k: v for k, v in asdict(self).items() if k != "instead"}
 
 
-class Policy:
-    """The project's policy files, read once for one explanation."""
+class PolicyFiles:
+    """The project's policy files (its config, its stage schemas, the preset), read once for one
+    explanation, to name the file and key a rule comes from."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.config_path = root / ".hookgate" / "config.toml"
-        self.schemas_path = root / ".hookgate" / "stage_schemas.json"
+        where = Project.open(root)  # where the files are, also when the config does not load
+        self.config_path = where.config_path
+        self.schemas_path = where.schemas_path
         try:
             self.user: dict[str, Any] = msgspec.toml.decode(self.config_path.read_bytes()) if self.config_path.is_file() else {}
         except (OSError, msgspec.DecodeError):
@@ -77,7 +80,7 @@ class Policy:
 
 
 def find_rule(gate_id: str, call: "Call", root: Path, subagent_role: str | None) -> Rule:
-    policy = Policy(root)
+    policy = PolicyFiles(root)
     decision = call.decision
     if gate_id in decision.get("failed", []):
         return _gate_settings(policy, gate_id, f"gate {gate_id} failed and fails closed")
@@ -91,14 +94,14 @@ def find_rule(gate_id: str, call: "Call", root: Path, subagent_role: str | None)
     return _gate_settings(policy, gate_id, f"gate {gate_id}")
 
 
-def _gate_settings(policy: Policy, gate_id: str, what: str) -> Rule:
+def _gate_settings(policy: PolicyFiles, gate_id: str, what: str) -> Rule:
     key = f"gates.{gate_id}"
     return Rule(what=what, file=policy.file_of(key), key=key)
 
 
 # -- the pipeline's write rules ------------------------------------------------------------------
 
-def _write_rules(policy: Policy, gate_id: str, call: "Call", subagent_role: str | None) -> Rule | None:
+def _write_rules(policy: PolicyFiles, gate_id: str, call: "Call", subagent_role: str | None) -> Rule | None:
     event = call.decision.get("call", {})
     role = call.decision.get("role")
     pipeline = policy.config.pipeline
@@ -170,7 +173,7 @@ def _project_relative(path: str, cwd: str, root: Path) -> str:
 
 # -- the other pipeline gates ---------------------------------------------------------------------
 
-def _asset_rule(policy: Policy, gate_id: str, call: "Call", subagent_role: str | None) -> Rule:
+def _asset_rule(policy: PolicyFiles, gate_id: str, call: "Call", subagent_role: str | None) -> Rule:
     asset = policy.config.pipeline.asset_read
     key = "pipeline.asset_read"
     return Rule(what="the asset read rule (the lead may not read these while a role is active)",
@@ -181,7 +184,7 @@ def _asset_rule(policy: Policy, gate_id: str, call: "Call", subagent_role: str |
                          f"reading files outside {', '.join(asset.folders)} or with other extensions"])
 
 
-def _prerequisite_rule(policy: Policy, gate_id: str, call: "Call", subagent_role: str | None) -> Rule | None:
+def _prerequisite_rule(policy: PolicyFiles, gate_id: str, call: "Call", subagent_role: str | None) -> Rule | None:
     role = call.decision.get("role") or ""
     prerequisite = policy.config.pipeline.prerequisites.get(role)
     if prerequisite is None:
@@ -198,7 +201,7 @@ def _prerequisite_rule(policy: Policy, gate_id: str, call: "Call", subagent_role
 _STAGE_ROLE = re.compile(r'"role"\s*:\s*"([^"]+)"')
 
 
-def _stage_rule(policy: Policy, gate_id: str, call: "Call", subagent_role: str | None) -> Rule | None:
+def _stage_rule(policy: PolicyFiles, gate_id: str, call: "Call", subagent_role: str | None) -> Rule | None:
     content = ((call.decision.get("call") or {}).get("tool_input") or {})
     text = " ".join(v for v in content.values() if isinstance(v, str))
     named = _STAGE_ROLE.findall(text)
@@ -223,7 +226,7 @@ def _stage_rule(policy: Policy, gate_id: str, call: "Call", subagent_role: str |
                          f"`hookgate stage complete {role}`, which validates and appends it"])
 
 
-def _report_rule(policy: Policy, gate_id: str, call: "Call", subagent_role: str | None) -> Rule | None:
+def _report_rule(policy: PolicyFiles, gate_id: str, call: "Call", subagent_role: str | None) -> Rule | None:
     reports = policy.config.pipeline.reports
     role = subagent_role or (call.decision.get("call") or {}).get("agent_type") or ""
     if role not in reports:
@@ -237,7 +240,7 @@ def _report_rule(policy: Policy, gate_id: str, call: "Call", subagent_role: str 
                          + (" and a machine outcome block" if fmt.outcome_block else "")])
 
 
-def _completion_rule(policy: Policy, gate_id: str, call: "Call", subagent_role: str | None) -> Rule:
+def _completion_rule(policy: PolicyFiles, gate_id: str, call: "Call", subagent_role: str | None) -> Rule:
     completion = policy.config.pipeline.completion
     key = "pipeline.completion"
     return Rule(what="the completion rule of worker-dispatch roles", file=policy.file_of(key), key=key,
@@ -248,7 +251,7 @@ def _completion_rule(policy: Policy, gate_id: str, call: "Call", subagent_role: 
 
 # -- the user's own hooks -----------------------------------------------------------------------
 
-def _command_hook(policy: Policy, gate_id: str, call: "Call", subagent_role: str | None) -> Rule | None:
+def _command_hook(policy: PolicyFiles, gate_id: str, call: "Call", subagent_role: str | None) -> Rule | None:
     blocks = [r for r in call.records if r.get("event") == "command_hook_block"]
     if not blocks:
         return None
@@ -263,7 +266,7 @@ def _command_hook(policy: Policy, gate_id: str, call: "Call", subagent_role: str
                 instead=[f"a call its matcher {block.get('matcher')!r} does not match, or one the command lets through"])
 
 
-def _python_hook(policy: Policy, gate_id: str, call: "Call", subagent_role: str | None) -> Rule | None:
+def _python_hook(policy: PolicyFiles, gate_id: str, call: "Call", subagent_role: str | None) -> Rule | None:
     denied = [r for r in call.records if r.get("event") == "hook_denied"]
     if not denied:
         return None
@@ -287,7 +290,7 @@ def _registration(root: Path, hook: str) -> tuple[str, int | None]:
     return "a module of [policies] modules, or a policy file", None
 
 
-def _protected_command(policy: Policy, gate_id: str, call: "Call", subagent_role: str | None) -> Rule:
+def _protected_command(policy: PolicyFiles, gate_id: str, call: "Call", subagent_role: str | None) -> Rule:
     key = "pipeline.protect.commands"
     commands = ", ".join(f"hookgate {name}" for name in policy.config.pipeline.protect.commands)
     return Rule(what=f"self-protection: no agent runs {commands} while a role is active", file=policy.file_of(key),

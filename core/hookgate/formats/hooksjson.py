@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator, Mapping
 
 from ..store import locked
 from . import jsontext
@@ -24,6 +24,20 @@ def read(path: Path) -> dict[str, Any]:
     if not isinstance(document, dict) or not isinstance(document.get("hooks", {}), dict):
         raise ValueError(f"{path}: expected an object with a `hooks` object; nothing was changed")
     return document
+
+
+def entries(hooks: Mapping[str, Any]) -> Iterator[tuple[str, int, int, dict[str, Any], dict[str, Any]]]:
+    """(event, group index, handler index, group, handler) of every handler object in a `hooks`
+    object, skipping what is not a list of groups with a list of handlers (the runtimes skip it
+    too). The indices are positions, as Codex's trust keys name them."""
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            continue
+        for g, group in enumerate(groups):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
+                if isinstance(handler, dict):
+                    yield event, g, h, group, handler
 
 
 def remove_handlers(hooks: dict[str, Any], is_ours: Callable[[Any], bool]) -> bool:

@@ -93,6 +93,7 @@ class _Parser:
                     node.end = self.at
                     return node
                 self._expect(",")
+        value: Any
         if char == '"':
             value = self._string()
         else:
@@ -113,7 +114,8 @@ class _Parser:
         if not match:
             raise ValueError(f"expected a string at offset {self.at}")
         self.at = match.end()
-        return json.loads(match.group())
+        text: str = json.loads(match.group())
+        return text
 
     def _peek(self, char: str) -> bool:
         if self.text.startswith(char, self.at):
@@ -144,7 +146,7 @@ def remove(text: str, is_ours: Callable[[Any], bool]) -> str | None:
         cut = _next_cut(text, root, is_ours)
         if cut is None:
             return text
-        if cut == "file":
+        if isinstance(cut, str):  # "file": the file was hookgate's alone
             return None
         start, end = cut
         text = text[:start] + text[end:]

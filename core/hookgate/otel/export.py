@@ -57,7 +57,7 @@ class Exporter:
         self._collect = _Collect()
         self.provider.add_span_processor(self._collect)
         self.tracer = self.provider.get_tracer("hookgate", __version__)
-        self.queue: "queue.Queue[dict[str, Any]]" = _queue(queue)
+        self.queue = _queue(queue)
         self.exported = self.failed = self.dropped = 0
         self.dropped_before = 0  # dropped before they reached the queue (a warm fork's full pipe)
         self._paused_until = 0.0
@@ -168,7 +168,7 @@ class Exporter:
         while self._take():
             pass
         try:
-            self.exporter.shutdown()
+            self.exporter.shutdown()  # type: ignore[no-untyped-call]  # the SDK leaves it untyped
         except Exception:
             pass
         self.record()

@@ -8,6 +8,7 @@ from collections import defaultdict
 import msgspec
 
 from .matrix import Cell, Matrix
+from .rows import Row
 
 NOT_YET = "not supported yet"
 MARK = {"enforced": "✅ enforced", "degraded": "🟡 degraded", "not enforceable": "⛔ not enforceable"}
@@ -20,8 +21,8 @@ INTRO = ("Computed by `hookgate parity` from the runtime capability tables (`cor
          "newest and an older one); a version line hookgate does not support yet is listed with the reason.")
 
 
-def _families(matrix: Matrix) -> dict[str, list]:
-    families: dict[str, list] = defaultdict(list)
+def _families(matrix: Matrix) -> dict[str, list[Row]]:
+    families: dict[str, list[Row]] = defaultdict(list)
     for row in matrix.rows:
         families[row.family].append(row)
     return families

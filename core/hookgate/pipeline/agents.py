@@ -40,14 +40,16 @@ def role_from_type_or_text(agent_type: str | None, text: str | None, pipeline: P
 
 
 def _pipeline_state(state: dict[str, Any]) -> dict[str, Any]:
-    return state.setdefault("pipeline", {})
+    pipeline: dict[str, Any] = state.setdefault("pipeline", {})
+    return pipeline
 
 
 def known_agent(ctx: Context, agent_id: str | None) -> dict[str, Any]:
     """What was recorded when this subagent started ({} when nothing was)."""
     if not agent_id:
         return {}
-    return ctx.session.read().get("pipeline", {}).get("agents", {}).get(agent_id, {})
+    agent: dict[str, Any] = ctx.session.read().get("pipeline", {}).get("agents", {}).get(agent_id, {})
+    return agent
 
 
 def agent_type_of(event: Event, ctx: Context) -> str | None:

@@ -88,7 +88,7 @@ def validate(block: dict[str, Any], roles: Iterable[str]) -> dict[str, Any]:
     status = block["status"].strip().upper() if isinstance(block["status"], str) else None
     if status not in STATUSES:
         raise OutcomeError(f"'status' must be one of: {', '.join(STATUSES)}")
-    outcome = {
+    outcome: dict[str, Any] = {
         VERSION_KEY: VERSION,
         "report_type": report_type,
         "status": status,

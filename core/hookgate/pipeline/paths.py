@@ -21,7 +21,8 @@ def event_readings(path: str, event: Event, ctx: Context) -> tuple[str, ...]:
     if key not in ctx.memo:
         root = str(ctx.project.root)
         ctx.memo[key] = readings(path, event.cwd or root, [root], ctx.config.pipeline.worktree_markers)
-    return ctx.memo[key]
+    found: tuple[str, ...] = ctx.memo[key]
+    return found
 
 
 def file_name(path: str) -> str:

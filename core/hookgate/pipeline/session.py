@@ -80,7 +80,8 @@ def role_owner(ctx: Context) -> str | None:
         return None
     if not isinstance(note, dict) or note.get("mtime_ns") != mtime or not isinstance(note.get("session_id"), str):
         return None
-    return note["session_id"]
+    session_id: str = note["session_id"]
+    return session_id
 
 
 def _claim_role(event: Event, ctx: Context) -> None:

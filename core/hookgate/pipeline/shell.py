@@ -227,7 +227,7 @@ class _Simple(NamedTuple):
     piped: bool      # its stdin is the previous command's output
 
 
-def _simple_commands(tokens: list, heredocs: Iterator[Heredoc]) -> Iterator[_Simple]:
+def _simple_commands(tokens: list[Token | Op], heredocs: Iterator[Heredoc]) -> Iterator[_Simple]:
     words: list[Token] = []
     redirects: list[tuple[str, Token | None, Heredoc | None]] = []
     opens, piped = False, False

@@ -68,7 +68,7 @@ class Heredoc(NamedTuple):
 
 
 class Lexed(NamedTuple):
-    tokens: list
+    tokens: list[Token | Op]
     substitutions: list[str]   # bodies of $(...), `...`, <(...), >(...), in order
     heredocs: list[Heredoc]    # in the order their << appear
 
@@ -87,7 +87,7 @@ class _Lexer:
         self.i = start
         self.depth = depth
         self.nested = nested  # inside $(...): stop at the `)` that closes it
-        self.tokens: list = []
+        self.tokens: list[Token | Op] = []
         self.substitutions: list[str] = []
         self.heredocs: list[Heredoc] = []
         self._pending: list[tuple[str, bool, bool]] = []  # (delimiter, strip tabs, expands)
@@ -206,7 +206,9 @@ class _Lexer:
         self.tokens.append(Token((Part("expansion", "((" + body[1:-1] + "))"),)))
 
     def _double_quoted(self) -> list[Part]:
-        text, parts, chars = self.text, [], []
+        text = self.text
+        parts: list[Part] = []
+        chars: list[str] = []
         self.i += 1
         while self.i < len(text):
             c = text[self.i]
@@ -231,7 +233,8 @@ class _Lexer:
 
     def _ansi_c(self) -> str:
         """$'...': backslash escapes are decoded, \\' does not close it."""
-        text, out = self.text, []
+        text = self.text
+        out: list[str] = []
         self.i += 2
         while self.i < len(text):
             c = text[self.i]

@@ -380,12 +380,8 @@ def _sed_parts(args: list[Word]) -> tuple[list[Word], list[Word], bool]:
                     in_place = True
                     break  # the rest of the cluster is the backup suffix
                 if flag in "efl":
-                    value = text[j + 2:] or None
-                    if value is None:
-                        nxt = next(items, None)
-                        value_word = nxt
-                    else:
-                        value_word = Word(value, True)
+                    attached = text[j + 2:]
+                    value_word = Word(attached, True) if attached else next(items, None)
                     if flag == "e" and value_word is not None:
                         scripts.append(value_word)
                     elif flag == "f":

@@ -127,7 +127,7 @@ def _new_entries(event: Event, project: Project) -> tuple[list[dict[str, Any]], 
     """The stage entries this call adds (lines not already in the log or the replaced text),
     and what is malformed about them. Every added line must be one {"role", "ts"} object."""
     tool_input = event.tool_input if isinstance(event, ToolEvent) else {}
-    edits = tool_input.get("edits") if isinstance(tool_input.get("edits"), list) else [tool_input]
+    edits: list[Any] = tool_input["edits"] if isinstance(tool_input.get("edits"), list) else [tool_input]
     known = {line.strip() for line in project.stage_path.read_text(errors="replace").splitlines()} \
         if project.stage_path.exists() else set()
     entries: list[dict[str, Any]] = []

@@ -40,8 +40,8 @@ def check_worker_report(event: Event, ctx: Context) -> Verdict | None:
     report = read_report(message, pipeline)
     declared = report.report_type if report.report_type in pipeline.known_subagent_roles else None
     role = dispatched_role(event, ctx) or declared  # the dispatched role outranks the report's claim
-    fmt = pipeline.reports.get(role or "")
-    if fmt is None:
+    fmt = pipeline.reports.get(role) if role else None
+    if fmt is None or role is None:
         return None
     if declared is None:
         reason = (f"You are a {role} but your output does not contain a properly formatted report. You MUST end "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..commandhooks.lint import claude_budgets
+from ..commandhooks.lint import hook_budgets
 from ..commandhooks.spec import Problem
 from ..config.schema import Config
 from ..store.project import Project
@@ -25,7 +25,7 @@ def lint(config: Config, project: Project, budgets: Mapping[str, float] | None =
         if not EVENT_MAP[hook.event]:
             problems.append(Problem(severity="warning", file=hook.origin or "the process", where=f"hook {hook.id!r}",
                                     detail=f"{hook.event} is emitted by no supported runtime, so this hook never fires"))
-    limits = claude_budgets() if budgets is None else budgets
+    limits = hook_budgets() if budgets is None else budgets
     for name, hooks in chains.items():
         total = sum(h.options.timeout_ms for h in hooks) / 1000
         budget = min((limits[e] for e in EVENT_MAP[name] if e in limits), default=None)

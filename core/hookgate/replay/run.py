@@ -183,8 +183,9 @@ def _moved(value: Any, roots: list[str], scratch: str) -> Any:
 def _subject(stored: dict[str, Any]) -> str:
     tool_input = stored.get("tool_input") or {}
     for key in ("command", "file_path", "description", "prompt"):
-        if isinstance(tool_input.get(key), str):
-            return tool_input[key][:200]
+        value = tool_input.get(key)
+        if isinstance(value, str):
+            return value[:200]
     for key in ("prompt", "last_assistant_message", "source", "reason"):
         if isinstance(stored.get(key), str):
             return stored[key].splitlines()[0][:200] if stored[key] else ""
@@ -251,7 +252,9 @@ def text(result: Result) -> str:
     for change in result.changed:
         old, new = change.old, change.new
         which = change.tool_use_id or change.event
-        label = lambda v: v["verdict"] + (f" (would block: {', '.join(v['would_block'])})" if v["would_block"] else "")  # noqa: E731
+        def label(v: dict[str, Any]) -> str:
+            return str(v["verdict"]) + (f" (would block: {', '.join(v['would_block'])})" if v["would_block"] else "")
+
         gates = ", ".join(new["gates"] or old["gates"] or new["would_block"] or old["would_block"]) or "-"
         reason = new["reason"] or old["reason"] or ""
         lines.append(f"  {change.session_id} {which} {change.event} {change.tool or ''} {change.subject!r}".rstrip())

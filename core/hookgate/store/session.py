@@ -90,8 +90,9 @@ class SessionStore:
     def bump(self, key: str) -> int:
         def increment(state: dict[str, Any]) -> int:
             counters = state.setdefault("counters", {})
-            counters[key] = int(counters.get(key, 0)) + 1
-            return counters[key]
+            count = int(counters.get(key, 0)) + 1
+            counters[key] = count
+            return count
 
         return self.update(increment)
 

@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import cast
+from typing import Mapping, cast
 
 from ..runtimes import PACKAGES
 from . import client
@@ -244,20 +244,21 @@ class Core:
         """Answer one request; CALL_NOTE when it was a hook call."""
         conn.settimeout(READ_TIMEOUT)
         if peer_uid(conn) != os.geteuid():
-            return conn.sendall(client.pack([b"refused: another user"]))
+            return self.refuse(conn, b"refused: another user")
         data = bytearray()
         while chunk := conn.recv(1 << 16):
             data += chunk
         parts = client.unpack(bytes(data))
         if len(parts) < 7 or parts[0] != client.PROTOCOL or parts[1] != self.identity:
-            return conn.sendall(client.pack([b"refused: another hookgate"]))
+            return self.refuse(conn, b"refused: another hookgate")
         runtime, hint, cwd, umask, raw, env = parts[2], parts[3], parts[4], parts[5], parts[6], parts[7:]
         if runtime in CONTROL:
-            return self.control(conn, runtime)
+            self.control(conn, runtime)
+            return None
         try:
             os.chdir(cwd)
         except OSError:
-            return conn.sendall(client.pack([b"refused: no such working directory"]))
+            return self.refuse(conn, b"refused: no such working directory")
         os.umask(int(umask))
         take_environment(dict(entry.split(b"=", 1) for entry in env if b"=" in entry))
         conn.settimeout(None)
@@ -274,6 +275,10 @@ class Core:
         conn.sendall(client.pack([client.OK, printed_out.getvalue() + stdout, printed_err.getvalue() + stderr,
                                   str(code).encode()]))
         return CALL_NOTE
+
+    @staticmethod
+    def refuse(conn: socket.socket, why: bytes) -> None:
+        conn.sendall(client.pack([why]))
 
     def control(self, conn: socket.socket, command: bytes) -> None:
         if command == b"!stop":
@@ -339,7 +344,8 @@ def take_lock(path: str) -> int | None:
 
 def peer_uid(conn: socket.socket) -> int:
     creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return struct.unpack("3i", creds)[1]
+    uid: int = struct.unpack("3i", creds)[1]
+    return uid
 
 
 def prime(project: str, scratch: str) -> None:
@@ -410,7 +416,7 @@ PRIMING_CALLS = (
 TOUCH_CALL = PRIMING_CALLS[1]
 
 
-def _payload(root: str, call: dict[str, object]) -> bytes:
+def _payload(root: str, call: Mapping[str, object]) -> bytes:
     import msgspec
 
     return msgspec.json.encode({"session_id": "prime", "cwd": root, **call})
