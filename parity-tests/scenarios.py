@@ -282,9 +282,9 @@ _STARTED = Start(expect=Expect(
     verdict="context", sees="[hookgate v", records=(rec("session_start", source="startup"),),
     ran=("command:SessionStart", "python:session_start"),
     proves=("session_start", "command_hooks.session_start", "python_hooks.session_start")),
-    on={"opencode": Expect(records=(rec("session_start", source="startup"),),
-                           ran=("command:SessionStart", "python:session_start"),
-                           proves=("session_start", "command_hooks.session_start", "python_hooks.session_start"))})
+    on=dict.fromkeys(("opencode", "gemini"), Expect(
+        records=(rec("session_start", source="startup"),), ran=("command:SessionStart", "python:session_start"),
+        proves=("session_start", "command_hooks.session_start", "python_hooks.session_start"))))
 
 LEAD_SESSION = Session(
     name="lead", role="build",

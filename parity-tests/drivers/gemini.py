@@ -1,4 +1,14 @@
-"""Gemini CLI 0.61.0: the scenario moves as runs of the pinned binary against the fake model.
+"""Gemini CLI 0.61.0: the scenario moves as its hook payloads, and as runs of the pinned binary
+against the fake model.
+
+Payloads: its own event names (BeforeAgent, BeforeTool, AfterTool, AfterAgent, PreCompress) in
+Claude's shape, its own tools (write_file, run_shell_command, read_file, invoke_agent), relative
+paths as the model gives them, no call id and no subagent identity: a subagent's calls are the
+session's, its report is an ordinary complete_task call, and no hook sees it start or end. A
+failed command is an ordinary AfterTool; PreCompress cannot refuse and no hook follows a
+compression; an AfterAgent refusal comes back as the next prompt (BeforeAgent). Headless, a tool
+that needs approval is not offered at all, so no hook sees it. Answers: exit 2 with the reason on
+stderr, or JSON (hookSpecificOutput.tool_input, additionalContext, systemMessage).
 
 Real runs: `gemini -p` with hookgate installed in the project's .gemini/settings.json. Write is
 `write_file`, Bash `run_shell_command`, Read `read_file` (paths relative to the project, as the
@@ -28,9 +38,10 @@ from typing import Any
 from harness.fakemodel import Call, FakeModel, Say, Step
 from harness.runtimes import HOOKGATE, Run, base_env, binary, new_project
 
-from scenarios import Compact, Dispatch, Interrupt, Move, Prompt, Session, Tool
+from scenarios import Compact, Dispatch, End, Interrupt, Move, Prompt, Report, Session, Start, Stop, Tool
 
-from .base import held, prepare
+from .base import ALLOW, Agent, StdinHost, Verdict, held, prepare
+from .templates import template
 from .real import RealPlay, ScenarioModel, interrupted, load, marker, scripts
 
 runtime = "gemini"
@@ -117,6 +128,134 @@ def user_hooks(home: Path, hooks: dict[str, list[dict[str, Any]]]) -> None:
 def one_hook(event: str, command: str, timeout_ms: int = 60_000) -> dict[str, list[dict[str, Any]]]:
     return {event: [{"matcher": "*", "hooks": [{"type": "command", "command": command, "name": f"probe-{event}",
                                                  "timeout": timeout_ms}]}]}
+
+
+# -- payload tier -------------------------------------------------------------------------------------
+
+# the headless answer to a call of a tool that needs approval: Gemini CLI does not offer it
+NOT_OFFERED = 'Tool "run_shell_command" not found. Did you mean one of: "update_topic", "grep_search"?'
+
+
+class Payloads(StdinHost):
+    runtime = runtime
+
+    def payload(self, event: str, agent: Agent | None = None, **fields: Any) -> dict[str, Any]:
+        theirs = {"SessionStart": "SessionStart", "UserPromptSubmit": "BeforeAgent", "PreToolUse": "BeforeTool",
+                  "PostToolUse": "AfterTool", "Stop": "AfterAgent", "PreCompact": "PreCompress",
+                  "SessionEnd": "SessionEnd"}[event]
+        payload = template(runtime, theirs)
+        for key in ("tool_name", "tool_input", "tool_response", "prompt", "prompt_response", "source", "reason",
+                    "trigger", "stop_hook_active"):
+            payload.pop(key, None)
+        payload.update(session_id=self.session_id, cwd=str(self.work),
+                       transcript_path=str(self.home / ".gemini" / "tmp" / "work" / "chats" / f"{self.session_id}.jsonl"),
+                       **fields)
+        return payload
+
+    def hook(self, payload: dict[str, Any]) -> Verdict:
+        # StdinHost names the event for `--event` by the payload's: here the canonical one
+        from hookgate_gemini.dialect import EVENTS
+
+        env = {k: v for k, v in os.environ.items() if k not in ("HOOKGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR")}
+        env["HOME"] = str(self.home)
+        event = EVENTS[payload["hook_event_name"]]
+        answer = subprocess.run([str(HOOKGATE), "hook", runtime, "--event", event], input=json.dumps(payload).encode(),
+                                cwd=self.work, env=env, capture_output=True, timeout=120)
+        assert answer.returncode in (0, 2), (event, answer)
+        return self.read(event, answer)
+
+    def read(self, event: str, answer: subprocess.CompletedProcess[bytes]) -> Verdict:
+        """Exit 2 refuses with stderr as the reason; else JSON: hookSpecificOutput.tool_input (a
+        rewrite), additionalContext, or a systemMessage (a BeforeTool's context, shown to the user)."""
+        if answer.returncode == 2:
+            return Verdict("block", answer.stderr.decode())
+        out = json.loads(answer.stdout) if answer.stdout.strip() else {}
+        specific = out.get("hookSpecificOutput", {})
+        if "tool_input" in specific:
+            return Verdict("modify", updated_input=specific["tool_input"])
+        if specific.get("additionalContext"):
+            return Verdict("context", specific["additionalContext"])
+        if out.get("systemMessage"):
+            return Verdict("context" if event == "PreToolUse" else "allow", out["systemMessage"])
+        return ALLOW
+
+    def start(self, move: Start) -> Verdict:
+        verdict = self.hook(self.payload("SessionStart", source="startup"))
+        self.start_context = verdict.text if verdict.kind == "context" else ""
+        return ALLOW if self.start_context else verdict  # the model has not seen it yet
+
+    def prompt(self, move: Prompt) -> Verdict:
+        # headless, the start's context rides on the first prompt (and a refused prompt takes it along)
+        context, self.start_context = getattr(self, "start_context", ""), ""
+        text = f"<hook_context>{context}</hook_context>\n\n{move.text}" if context else move.text
+        verdict = self.hook(self.payload("UserPromptSubmit", prompt=text))
+        if context and not verdict.refuses:
+            return Verdict("context", context)
+        return verdict
+
+    def tool(self, move: Tool) -> Verdict:
+        name, given = gemini_call(move.tool, move.input)
+        if move.asks:  # not offered headless without auto-approval: no hook sees the call
+            return Verdict("allow", NOT_OFFERED)
+        return self.call(name, given)
+
+    def call(self, name: str, given: dict[str, Any]) -> Verdict:
+        verdict = self.hook(self.payload("PreToolUse", tool_name=name, tool_input=given))
+        if verdict.refuses:
+            return verdict
+        used = {**given, **(verdict.updated_input or {})}  # Gemini merges the rewrite over the arguments
+        self.hook(self.payload("PostToolUse", tool_name=name, tool_input=used, tool_response=self.run_tool(name, used)))
+        return verdict
+
+    def run_tool(self, name: str, used: dict[str, Any]) -> dict[str, Any]:
+        if name == "write_file":
+            self.write(used["file_path"], used["content"])
+            return {"llmContent": f"Successfully created and wrote to new file: {self.work / used['file_path']}.",
+                    "returnDisplay": {"fileName": used["file_path"]}}
+        if name == "run_shell_command":
+            done = self.bash(used["command"])
+            code = f"\nExit Code: {done.returncode}" if done.returncode else ""
+            return {"llmContent": f"<untrusted_context>\nOutput: {(done.stdout + done.stderr).strip() or '(empty)'}"
+                                  f"{code}\n</untrusted_context>", "returnDisplay": done.stdout}
+        return {"llmContent": "", "returnDisplay": ""}
+
+    def dispatch(self, move: Dispatch) -> Verdict:
+        given = {"agent_name": move.role, "prompt": f"{move.description}\n{move.prompt}"}
+        verdict = self.hook(self.payload("PreToolUse", tool_name="invoke_agent", tool_input=given))
+        if not verdict.refuses:
+            self.agents[move.agent] = Agent(move.agent, move, use_id=json.dumps(given))
+        return verdict
+
+    def report(self, move: Report) -> Verdict:
+        """complete_task, then invoke_agent returns: ordinary tool calls of the session."""
+        agent = self.agents[move.by]
+        if agent.stops:  # the subagent already handed in its one report
+            return ALLOW
+        agent.stops += 1
+        verdict = self.call("complete_task", {"result": move.text})
+        self.hook(self.payload("PostToolUse", tool_name="invoke_agent", tool_input=json.loads(agent.use_id),
+                               tool_response={"llmContent": [{"text": f"Subagent '{agent.dispatch.role}' finished.\n"
+                                                                      f"Termination Reason: GOAL\nResult:\n{move.text}"}]}))
+        return verdict
+
+    def stop(self, move: Stop) -> Verdict:
+        verdict = self.hook(self.payload("Stop", prompt="go", prompt_response=move.message,
+                                         stop_hook_active=self.stops > 0))
+        self.stops = self.stops + 1 if verdict.refuses else 0
+        if verdict.refuses:  # the reason is the next prompt
+            self.hook(self.payload("UserPromptSubmit", prompt=verdict.text))
+        return verdict
+
+    def compact(self, move: Compact) -> Verdict:
+        self.hook(self.payload("PreCompact", trigger="auto"))
+        return ALLOW  # advisory: the compression goes on, and no hook follows it
+
+    def interrupt(self, move: Interrupt) -> Verdict:
+        # the command starts; Ctrl-C ends the run, and Gemini CLI has no hook for that
+        return self.hook(self.payload("PreToolUse", tool_name="run_shell_command", tool_input={"command": move.command}))
+
+    def end(self, move: End) -> Verdict:
+        return self.hook(self.payload("SessionEnd", reason="exit"))
 
 
 # -- real tier ----------------------------------------------------------------------------------------
