@@ -1,5 +1,5 @@
 """The payload tier: every scenario session, move by move, through each runtime's stdin adapter
-(`hookgate hook claude|codex`; OpenCode's plugin, under Node, talking to the core) with what that
+(`hookgate hook claude|codex|gemini`; OpenCode's plugin, under Node, talking to the core) with what that
 runtime hands its hooks (shapes captured from it), each answer read back as a canonical verdict by
 that runtime's protocol.
 

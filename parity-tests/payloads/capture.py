@@ -214,10 +214,11 @@ def interrupt(process: subprocess.Popen[str], log: Path) -> None:
 def keep(root: Path, name: str) -> None:
     seen, lines = set(), []
     for line in (root / "hooks.jsonl").read_text().splitlines():
-        for real, placeholder in ((root / "work", "/srv/capture/project"), (root, "/srv/capture"),
-                                  (Path(tempfile.gettempdir()), "/srv/capture/tmp")):
+        for real, placeholder in ((root / "work", "/srv/capture/project"), (root, "/srv/capture")):
             line = line.replace(str(real), placeholder)
             line = line.replace(str(real).replace("/", "-"), placeholder.replace("/", "-"))
+        # the temp dir only where a path starts with it (Gemini CLI keeps a `.gemini/tmp/` of its own)
+        line = line.replace(f'"{tempfile.gettempdir()}/', '"/srv/capture/tmp/')
         captured = json.loads(line)
         if "kind" in captured:  # OpenCode: a plugin hook's (input, output), or a bus event
             event = captured.get("event", {})
