@@ -177,3 +177,17 @@ def test_a_projects_hooks_run_only_in_a_trusted_folder(tmp_path: Path, fake_mode
     gemini.run_gemini(work, home, fake_model, f"{marker} go")
     assert not (work / "src" / "player.gd").exists()
     assert any(m["event"] == "hook_block" and m["gate"] == "check_file_permissions" for m in metrics(work))
+
+
+def test_an_identical_command_in_the_project_and_the_user_settings_runs_once(tmp_path: Path,
+                                                                           fake_model: FakeModel) -> None:
+    """What doctor's double-registration check assumes of Gemini CLI (Installs.identical_once)."""
+    log = tmp_path / "calls.jsonl"
+    command = f"cat >> {log}; echo >> {log}"
+    work, home = session(tmp_path, gemini.one_hook("BeforeTool", command))
+    (work / ".gemini").mkdir()
+    (work / ".gemini" / "settings.json").write_text(json.dumps({"hooks": gemini.one_hook("BeforeTool", command)}))
+    marker = fake_model.script("gm_twice", Call("run_shell_command", {"command": "echo x"}), Say("ok"))
+    gemini.run_gemini(work, home, fake_model, f"{marker} go")
+    assert [json.loads(line)["tool_name"] for line in log.read_text().splitlines() if line.strip()] == \
+        ["run_shell_command"]

@@ -19,7 +19,7 @@ CHECKS = (("gemini hooks", "check_registration"), ("gemini trust", "check_trust"
 
 def installs(setup: Setup) -> Installs:
     return Installs(install.config_path(setup.project, setup.env), install.config_path(None, setup.env),
-                    install.installed_commands, identical_once=False)  # both files' hooks run
+                    install.installed_commands, identical_once=True)  # measured: Gemini CLI runs one of them
 
 
 def _locations(setup: Setup) -> list[tuple[str, Path]]:
