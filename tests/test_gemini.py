@@ -207,3 +207,12 @@ def test_hook_gemini_imports_no_heavy_module(tmp_path):
     imported = set(json.loads(done.stderr.strip().splitlines()[-1]))
     assert "hookgate_gemini.dialect" in imported
     assert {m for m in imported if m.split(".")[0] in HEAVY or m in HEAVY} == set()
+
+
+def test_a_settings_file_with_comments_is_refused_and_left_as_it_is(tmp_path):
+    """Gemini CLI reads comments in settings.json; hookgate reads plain JSON and changes nothing."""
+    path = tmp_path / "settings.json"
+    path.write_text('// mine\n{"theme": "Dracula"}\n')
+    with pytest.raises(ValueError, match="not valid JSON"):
+        install.install(path, "hookgate")
+    assert path.read_text() == '// mine\n{"theme": "Dracula"}\n'
