@@ -22,7 +22,7 @@ from hookgate.parity.proofs import PROOFS  # noqa: E402
 from scenarios import proved_rows  # noqa: E402
 
 SCENARIO_TIER = "parity-tests/real/test_scenarios.py"
-RUNTIMES = ("claude", "codex", "opencode")
+RUNTIMES = ("claude", "codex", "gemini", "opencode")
 
 
 def scenario_cells(runtime: str) -> list[tuple[str, str]]:

@@ -169,7 +169,8 @@ class Move:
         return ""
 
 
-# OpenCode hands a start's context to the model with the session's first prompt, not at the start
+# OpenCode, and Gemini CLI headless, hand a start's context to the model with the session's first
+# prompt, not at the start (a refused first prompt takes it along)
 _LATE_START = Expect(records=(rec("session_start", source="startup"),), proves=("session_start",))
 _START_CONTEXT_WITH_PROMPT = Expect(verdict="context", sees="[hookgate v", proves=("session_start",))
 
@@ -179,7 +180,7 @@ class Start(Move):
     """The runtime starts the session (SessionStart)."""
 
     expect: Expect = Expect(verdict="context", sees="[hookgate v")
-    on: Mapping[str, Expect] = field(default_factory=lambda: {"opencode": _LATE_START})
+    on: Mapping[str, Expect] = field(default_factory=lambda: dict.fromkeys(("opencode", "gemini"), _LATE_START))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -252,7 +253,7 @@ class End(Move):
 def opening(text: str, start: Start | None = None, ran: tuple[str, ...] = ()) -> tuple[Start, Prompt]:
     """A session's start and first prompt, which on OpenCode carries the start's context."""
     with_context = replace(_START_CONTEXT_WITH_PROMPT, ran=ran)
-    return start or Start(), Prompt(text=text, expect=Expect(ran=ran), on={"opencode": with_context})
+    return start or Start(), Prompt(text=text, expect=Expect(ran=ran), on=dict.fromkeys(("opencode", "gemini"), with_context))
 
 
 @dataclass(frozen=True)
@@ -281,9 +282,9 @@ _STARTED = Start(expect=Expect(
     verdict="context", sees="[hookgate v", records=(rec("session_start", source="startup"),),
     ran=("command:SessionStart", "python:session_start"),
     proves=("session_start", "command_hooks.session_start", "python_hooks.session_start")),
-    on={"opencode": Expect(records=(rec("session_start", source="startup"),),
-                           ran=("command:SessionStart", "python:session_start"),
-                           proves=("session_start", "command_hooks.session_start", "python_hooks.session_start"))})
+    on=dict.fromkeys(("opencode", "gemini"), Expect(
+        records=(rec("session_start", source="startup"),), ran=("command:SessionStart", "python:session_start"),
+        proves=("session_start", "command_hooks.session_start", "python_hooks.session_start"))))
 
 LEAD_SESSION = Session(
     name="lead", role="build",
@@ -344,7 +345,7 @@ LEAD_SESSION = Session(
                 files={"draft.md": None, "release.md": None}, proves=("python_hooks.pre_tool_use.modified",))}),
         Tool(tool="Bash", input={"command": "ls missing-dir"}, expect=Expect(
             ran=("python:on_error", "python:post_tool_use"), proves=("python_hooks.on_error",)),
-            on=dict.fromkeys(("codex", "opencode"), Expect(  # a failed command is a PostToolUse there
+            on=dict.fromkeys(("codex", "opencode", "gemini"), Expect(  # a failed command is a PostToolUse there
                 ran=("python:post_tool_use",), not_ran=("python:on_error",), proves=("python_hooks.on_error",)))),
         Tool(tool="Write", input={"file_path": ".hookgate/stage.jsonl", "content": BUILD_DONE}, expect=Expect(
             verdict="block", sees="PLAN.md has tasks not yet verified: 1 pending",
@@ -355,12 +356,21 @@ LEAD_SESSION = Session(
         Tool(tool="Write", input={"file_path": ".hookgate/stage.jsonl", "content": BUILD_DONE}, expect=Expect(
             verdict="context", sees="[Role 'build' complete] Next: /gm-verify",
             records=(rec("gate_check", gate="role_build", result="complete"), rec("stage_complete", role="build")),
-            files={".hookgate/stage.jsonl": BUILD_DONE}, proves=("stage_reminder",))),
+            files={".hookgate/stage.jsonl": BUILD_DONE}, proves=("stage_reminder",)),
+            on={"gemini": Expect(  # a BeforeTool context reaches the user (systemMessage), not the model
+                verdict="context", records=(rec("gate_check", gate="role_build", result="complete"),
+                                            rec("stage_complete", role="build")),
+                files={".hookgate/stage.jsonl": BUILD_DONE}, proves=("stage_reminder",))}),
         Stop(message="Build recorded.", expect=Expect(
             ran=("command:Stop", "python:post_response"), proves=("command_hooks.stop", "python_hooks.post_response"))),
         End(expect=Expect(ran=("python:session_end",), proves=("python_hooks.session_end",))),
     ),
 )
+
+# Gemini CLI has no hook at a subagent's start or end: its report (complete_task) is taken as it is
+_UNSEEN_DISPATCH = Expect(not_ran=("command:SubagentStart", "python:subagent_start"), proves=("log_subagent",))
+_UNSEEN_REPORT = Expect(not_ran=("command:SubagentStop", "python:subagent_stop"),
+                        proves=("check_worker_report", "log_subagent_stop", "command_hooks.subagent_stop"))
 
 ROUND_SESSION = Session(
     name="round", role="build", stages=("gdd",), files=READY,
@@ -369,55 +379,72 @@ ROUND_SESSION = Session(
         Dispatch(agent="worker", role="worker", description="worker: M1", prompt="implement M1", expect=Expect(
             records=(rec("subagent_start", role="worker", description="worker: M1"),),
             ran=("command:SubagentStart",),
-            proves=("log_subagent", "note_dispatch", "command_hooks.subagent_start"))),
+            proves=("log_subagent", "note_dispatch", "command_hooks.subagent_start")),
+            on={"gemini": Expect(  # no hook sees a subagent start
+                not_ran=("command:SubagentStart", "python:subagent_start"),
+                proves=("log_subagent", "note_dispatch", "command_hooks.subagent_start"))}),
         Tool(by="worker", tool="Write", input={"file_path": "MEMORY.md", "content": "remember\n"}, expect=Expect(
             verdict="block", sees="Subagents cannot write project memory (MEMORY.md)",
             records=(rec("file_write", file="MEMORY.md", is_subagent=True),
                      rec("hook_block", gate="check_file_permissions")),
-            files={"MEMORY.md": None}, proves=("check_file_permissions",))),
+            files={"MEMORY.md": None}, proves=("check_file_permissions",)),
+            on={"gemini": Expect(  # a subagent's call arrives as the lead's, which may write it
+                records=(rec("file_write", file="MEMORY.md", is_subagent=False),), proves=("check_file_permissions",))}),
         Tool(by="worker", tool="Bash", input={"command": "echo remember >> MEMORY.md"}, expect=Expect(
             verdict="block", sees="Subagents cannot write project memory (MEMORY.md)",
             records=(rec("file_write", file="MEMORY.md", via="Bash", is_subagent=True),
                      rec("hook_block", gate="check_shell_writes")),
-            proves=("check_shell_writes",))),
+            proves=("check_shell_writes",)),
+            on={"gemini": Expect(
+                records=(rec("file_write", file="MEMORY.md", via="Bash", is_subagent=False),),
+                files={"MEMORY.md": "remember\nremember\n"}, proves=("check_shell_writes",))}),
         Report(by="worker", text=INCOMPLETE_WORKER_REPORT, expect=Expect(
             verdict="block", sees="Worker report missing required sections: Tests, Build",
             records=(rec("hook_block", gate="check_worker_report"),
                      rec("subagent_stop", role="worker", outcome_kind="rejected_attempt")),
             ran=("command:SubagentStop",),
-            proves=("check_worker_report", "log_subagent_stop", "command_hooks.subagent_stop"))),
+            proves=("check_worker_report", "log_subagent_stop", "command_hooks.subagent_stop")),
+            on={"gemini": _UNSEEN_REPORT}),
         Report(by="worker", text=WORKER_REPORT, expect=Expect(
             records=(rec("subagent_stop", role="worker", outcome_kind="terminal"), rec("worker_done", role="worker")),
-            proves=("check_worker_report", "log_subagent_stop"))),
+            proves=("check_worker_report", "log_subagent_stop")),
+            on={"gemini": _UNSEEN_REPORT}),
         Dispatch(agent="verifier", role="verifier", description="verify: M1", prompt="verify M1", expect=Expect(
-            records=(rec("subagent_start", role="verifier", description="verify: M1"),))),
+            records=(rec("subagent_start", role="verifier", description="verify: M1"),)),
+            on={"gemini": _UNSEEN_DISPATCH}),
         Report(by="verifier", text=VERIFIER_REPORT, expect=Expect(
-            records=(rec("subagent_stop", role="verifier", outcome_kind="terminal"), rec("verifier_pass")))),
+            records=(rec("subagent_stop", role="verifier", outcome_kind="terminal"), rec("verifier_pass"))),
+            on={"gemini": _UNSEEN_REPORT}),
         Dispatch(agent="reviewer", role="reviewer", description="review: M1", prompt="review M1", expect=Expect(
-            records=(rec("subagent_start", role="reviewer", description="review: M1"),))),
+            records=(rec("subagent_start", role="reviewer", description="review: M1"),)),
+            on={"gemini": _UNSEEN_DISPATCH}),
         Report(by="reviewer", text=REVIEWER_REPORT, expect=Expect(
-            records=(rec("subagent_stop", role="reviewer", outcome_kind="terminal"),))),
+            records=(rec("subagent_stop", role="reviewer", outcome_kind="terminal"),)),
+            on={"gemini": _UNSEEN_REPORT}),
         Stop(message="Round complete."),  # worker, verifier and reviewer all ran: the lead may stop
         End(),
     ),
 )
 
+# without a subagent's start and end, the stop gate has no round to hold the lead to (Gemini CLI)
+_UNHELD = Expect(not_ran=("python:subagent_stop",), proves=("check_completion",))
 _HELD = Stop(message="All finished.", expect=Expect(
     verdict="block", sees="Cannot finish build yet", records=(rec("hook_block", gate="check_completion"),),
-    proves=("check_completion",)))
+    proves=("check_completion",)), on={"gemini": _UNHELD})
 
 HOLD_SESSION = Session(
     name="hold", role="build", stages=("gdd",), files=READY,
     moves=(
         *opening("build M1"),
         Dispatch(agent="worker", role="worker", description="worker: M1", prompt="implement M1", expect=Expect(
-            records=(rec("subagent_start", role="worker"),))),
-        Report(by="worker", text=WORKER_REPORT, expect=Expect(records=(rec("worker_done", role="worker"),))),
+            records=(rec("subagent_start", role="worker"),)), on={"gemini": _UNSEEN_DISPATCH}),
+        Report(by="worker", text=WORKER_REPORT, expect=Expect(records=(rec("worker_done", role="worker"),)),
+               on={"gemini": _UNSEEN_REPORT}),
         # no verifier, no reviewer: each stop is held, until the bound lets one through unverified
         *[_HELD] * 5,
         Stop(message="All finished.", expect=Expect(
             records=(rec("hook_force_allow", gate="check_completion", outcome_kind="unverified", count=5),),
-            proves=("check_completion",))),
+            proves=("check_completion",)), on={"gemini": _UNHELD}),
         End(),
     ),
 )
@@ -444,12 +471,25 @@ COMPACT_SESSION = Session(
         Compact(held=True, expect=Expect(
             verdict="block", records=(rec("hook_block", gate="python_hooks.pre_compact"),),
             ran=("command:PreCompact", "python:pre_compact"), not_ran=("command:PostCompact", "python:post_compact"),
-            proves=("python_hooks.pre_compact", "command_hooks.pre_compact"))),
+            proves=("python_hooks.pre_compact", "command_hooks.pre_compact")),
+            on={"gemini": Expect(  # PreCompress is advisory: the refusal is recorded and the compression goes on
+                records=(rec("hook_block", gate="python_hooks.pre_compact"),),
+                ran=("command:PreCompact", "python:pre_compact"), not_ran=("command:PostCompact", "python:post_compact"),
+                proves=("python_hooks.pre_compact", "command_hooks.pre_compact"))}),
         Compact(expect=Expect(
             ran=("command:PreCompact", "python:pre_compact", "command:PostCompact", "python:post_compact"),
-            proves=("command_hooks.post_compact", "python_hooks.post_compact"))),
+            proves=("command_hooks.post_compact", "python_hooks.post_compact")),
+            on={"gemini": Expect(  # no hook after a compression
+                ran=("command:PreCompact", "python:pre_compact"), not_ran=("command:PostCompact", "python:post_compact"),
+                proves=("command_hooks.post_compact", "python_hooks.post_compact"))}),
     ),
 )
+
+# Gemini CLI headless, without auto-approval, offers no tool that needs approval: no hook is asked
+_NO_APPROVAL_HOOK = Expect(sees='Tool "run_shell_command" not found',
+                           files={"perm-draft.txt": None, "perm-approved.txt": None, "perm-deny.txt": None},
+                           not_ran=("python:permission_request", "python:pre_tool_use"),
+                           proves=("python_hooks.permission_request", "python_hooks.permission_request.modified"))
 
 PERMISSION_SESSION = Session(
     name="permission", asks=True,
@@ -463,7 +503,8 @@ PERMISSION_SESSION = Session(
                 proves=("python_hooks.permission_request.modified",)),
                 "opencode": Expect(  # nor on OpenCode's: the user approves the call as the model made it
                 files={"perm-draft.txt": "x\n", "perm-approved.txt": None}, ran=("python:permission_request",),
-                proves=("python_hooks.permission_request.modified",))}),
+                proves=("python_hooks.permission_request.modified",)),
+                "gemini": _NO_APPROVAL_HOOK}),
         Tool(tool="Bash", input={"command": "echo x > perm-deny.txt"}, asks=True, expect=Expect(
             verdict="block", sees="the policy refuses perm-deny",
             records=(rec("hook_denied", hook="no-perm-deny"),
@@ -474,7 +515,8 @@ PERMISSION_SESSION = Session(
                 verdict="block", records=(rec("hook_denied", hook="no-perm-deny"),
                                           rec("hook_block", gate="python_hooks.permission_request")),
                 files={"perm-deny.txt": None}, ran=("python:permission_request",),
-                proves=("python_hooks.permission_request",))}),
+                proves=("python_hooks.permission_request",)),
+                "gemini": _NO_APPROVAL_HOOK}),
         Stop(message="done"),
         End(),
     ),
@@ -486,7 +528,7 @@ INTERRUPT_SESSION = Session(
         *opening("wait for the build"),
         Interrupt(command="python3 -c 'import time; time.sleep(60)'", expect=Expect(
             ran=("python:post_run_control",), proves=("python_hooks.post_run_control",)),
-            on=dict.fromkeys(("claude", "opencode"), Expect(  # no hook sees an interrupt there
+            on=dict.fromkeys(("claude", "opencode", "gemini"), Expect(  # no hook sees an interrupt there
                 not_ran=("python:post_run_control",), proves=("python_hooks.post_run_control",)))),
         End(),
     ),

@@ -1,5 +1,5 @@
 """The payload tier: every scenario session, move by move, through each runtime's stdin adapter
-(`hookgate hook claude|codex`; OpenCode's plugin, under Node, talking to the core) with what that
+(`hookgate hook claude|codex|gemini`; OpenCode's plugin, under Node, talking to the core) with what that
 runtime hands its hooks (shapes captured from it), each answer read back as a canonical verdict by
 that runtime's protocol.
 
@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from pytest import mark
 
-from drivers import claude, codex, opencode
+from drivers import claude, codex, gemini, opencode
 from drivers.base import Played, check_never_run, prepare
 from hookgate.parity.matrix import compute
 from scenarios import NEVER_RUN, SESSIONS, Interrupt, Tool, proved_rows
 
-DRIVERS = {"claude": claude, "codex": codex, "opencode": opencode}
+DRIVERS = {"claude": claude, "codex": codex, "gemini": gemini, "opencode": opencode}
 # what every record carries about where it came from, which differs between runtimes by nature
 PROVENANCE = ("ts", "session_id", "runtime", "agent_id", "agent_type", "path", "run_id", "trace_id")
 ERRORS = ("gate_error", "hook_error", "registered_hook_error", "command_hook_error", "gate_violation")
@@ -103,8 +103,8 @@ def _move(played, runtime: str, name: str, kind: type, key: str = "") -> Played:
     return next(p for p in played[runtime, name] if isinstance(p.move, kind) and p.move.key == key)
 
 
-@mark.proves("python_hooks.on_error@codex", "python_hooks.on_error@opencode")
-@pytest.mark.parametrize("runtime", ["codex", "opencode"])
+@mark.proves("python_hooks.on_error@codex", "python_hooks.on_error@opencode", "python_hooks.on_error@gemini")
+@pytest.mark.parametrize("runtime", ["codex", "opencode", "gemini"])
 def test_a_failed_command_is_a_post_tool_use_so_on_error_never_runs(played, runtime: str) -> None:
     failed = _move(played, runtime, "lead", Tool, "ls missing-dir")
     assert [e["hook"] for e in failed.evidence if e["hook"].startswith("python:") and e["event"] == "PostToolUse"] \
@@ -125,8 +125,9 @@ def test_a_rewrite_from_a_permission_request_is_not_carried(played, runtime: str
     assert claude_rewrite.verdict.updated_input and claude_rewrite.files["perm-approved.txt"] == "x\n"
 
 
-@mark.proves("python_hooks.post_run_control@claude", "python_hooks.post_run_control@opencode")
-@pytest.mark.parametrize("runtime", ["claude", "opencode"])
+@mark.proves("python_hooks.post_run_control@claude", "python_hooks.post_run_control@opencode",
+             "python_hooks.post_run_control@gemini")
+@pytest.mark.parametrize("runtime", ["claude", "opencode", "gemini"])
 def test_no_interrupt_hook_so_post_run_control_never_runs(played, runtime: str) -> None:
     assert not any(e["hook"] == "python:post_run_control" for key, moves in played.items() if key[0] == runtime
                    for p in moves for e in p.evidence)

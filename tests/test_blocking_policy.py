@@ -35,6 +35,8 @@ ESSENTIAL_BLOCKERS = {
     "adapters/claude/hookgate_claude/dialect.py": "renders the engine's refusal in Claude Code's protocol; decides nothing",
     "adapters/codex/hookgate_codex/dialect.py": "renders the engine's refusal in Codex's protocol (exit 2 + reason); decides nothing",
     "adapters/codex/hookgate_codex/install.py": "Codex has no fail-closed switch: the wrapper makes a crashed hookgate exit 2 on gating events",
+    "adapters/gemini/hookgate_gemini/dialect.py": "renders the engine's refusal in Gemini CLI's protocol (exit 2 + reason); decides nothing",
+    "adapters/gemini/hookgate_gemini/install.py": "Gemini CLI lets a hook's exit 1 through: the wrapper makes a crashed hookgate exit 2 on gating events",
     "core/hookgate/installers/plugin_hooks.py": "the runtime plugins' commands: no hookgate on PATH (or, under Codex, a crashed one) exits 2 on gating events",
     "core/hookgate/pipeline/permissions.py": "check_file_permissions: the role and subagent write rules",
     "core/hookgate/pipeline/shell_writes.py": "check_shell_writes: a shell write meets the rules of a Write",

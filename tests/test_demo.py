@@ -18,13 +18,28 @@ def test_the_demo_plays_every_act_through_every_adapter(tmp_path):
         row = next(line for line in lines if line.startswith(f"{number:>2}. "))
         verdicts = dict(zip(NAMES, row.split()[-len(NAMES):]))
         expected = act.expect.upper() if act.expect == "block" else act.expect
-        for runtime, verdict in verdicts.items():  # a malformed payload reaches only the stdin runtimes
-            assert verdict == ("n/a" if act.stdin_only and runtime not in STDIN else expected), row
+        for runtime, verdict in verdicts.items():
+            # a malformed payload reaches only the stdin runtimes; a subagent's act only a runtime
+            # whose payloads can say who made the call
+            unplayable = (act.stdin_only and runtime not in STDIN) or (
+                act.agent and not getattr(plug(runtime).module("demo"), "SUBAGENT_IDENTITY", True))
+            assert verdict == ("n/a" if unplayable else expected), row
     assert "Traceback" not in done.stderr and "(!)" not in done.stdout
     assert "parity: which gate each runtime can enforce" in done.stdout
     # every runtime's project kept its own metrics
     for runtime in NAMES:
         assert list((tmp_path / runtime / ".hookgate" / "sessions").glob("*/metrics.jsonl"))
+
+
+def test_gemini_plays_no_act_of_a_subagent_and_every_act_of_the_lead(tmp_path):
+    """Gemini CLI's payloads carry no subagent identity: its column says n/a there, never a verdict
+    reached as if the lead had made the call; the lead's acts come to the expected verdicts."""
+    from hookgate.demo import hookgate_command, prepare
+
+    prepare(tmp_path)
+    outcomes = plug("gemini").module("demo").play(ACTS, tmp_path, hookgate_command())
+    for act, outcome in zip(ACTS, outcomes, strict=True):
+        assert outcome.verdict == ("n/a" if act.agent else act.expect), act.title
 
 
 def test_opencode_hears_of_the_worker_only_through_session_events(tmp_path):

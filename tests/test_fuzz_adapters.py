@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from hookgate.hookcall import handle
 
-DIALECTS = ["hookgate_claude.dialect", "hookgate_codex.dialect"]
+DIALECTS = ["hookgate_claude.dialect", "hookgate_codex.dialect", "hookgate_gemini.dialect"]
 EVENTS = ["PreToolUse", "PostToolUse", "Stop", "SubagentStop", "UserPromptSubmit", "SessionStart", "PermissionRequest",
           "PreCompact", "Interrupt", "Bogus"]
 # Claude's tool names and Codex's (namespaced, apply_patch, spawn_agent, view_image)

@@ -17,6 +17,7 @@ from hookgate import lifecycle
 from hookgate.hookcall import GATING_EVENTS
 from hookgate_claude import install as claude_settings
 from hookgate_codex import install as codex_registration
+from hookgate_gemini import install as gemini_settings
 from support import HOOKGATE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,9 +79,10 @@ def test_every_opencode_entry_names_a_hook_the_plugin_implements():
             assert handled, f"{entry.id}: the plugin does not handle {name}"
 
 
-def _payload(event: str, cwd: Path) -> dict:
-    """A real captured payload of this event where one exists, else the event's bare fields."""
-    for path in sorted(PAYLOADS.glob("*.hooks.jsonl")):
+def _payload(event: str, cwd: Path, runtime: str = "") -> dict:
+    """A real captured payload of this event (the runtime's own name for it), of this runtime's
+    captures first, where one exists; else the event's bare fields."""
+    for path in sorted(PAYLOADS.glob("*.hooks.jsonl"), key=lambda p: not p.name.startswith(f"{runtime}_")):
         for line in path.read_text().splitlines():
             record = json.loads(line)
             payload = record.get("payload")
@@ -98,7 +100,8 @@ def _closed_gate_events() -> set[str]:
 
 
 CLOSED_GATE_EVENTS = _closed_gate_events()
-CASES = [(entry, runtime) for runtime in ("claude", "codex") for entry in lifecycle.for_runtime(runtime)]
+WRITERS = {"claude": claude_settings, "codex": codex_registration, "gemini": gemini_settings}
+CASES = [(entry, runtime) for runtime in WRITERS for entry in lifecycle.for_runtime(runtime)]
 
 
 @pytest.mark.parametrize("entry, runtime", CASES, ids=[f"{e.id}-{rt}" for e, rt in CASES])
@@ -107,15 +110,14 @@ def test_each_registration_answers_its_event(tmp_path, entry, runtime):
     it (through a shell), answers a real payload of the event, and a payload it cannot read gets
     the matrix's fail mode."""
     (tmp_path / ".hookgate").mkdir()
-    writer = claude_settings if runtime == "claude" else codex_registration
-    group = writer.registrations(HOOKGATE)[entry.on(runtime)][0]
+    group = WRITERS[runtime].registrations(HOOKGATE)[entry.on(runtime)][0]
     command = group["hooks"][0]["command"]
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
 
     def run(stdin: bytes) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(["sh", "-c", command], input=stdin, cwd=tmp_path, env=env, capture_output=True, timeout=60)
 
-    answered = run(json.dumps(_payload(entry.event, tmp_path)).encode())
+    answered = run(json.dumps(_payload(str(entry.on(runtime)), tmp_path, runtime)).encode())
     assert answered.returncode == 0, answered.stderr.decode()
     assert answered.stdout == b"" or isinstance(json.loads(answered.stdout), dict)
     assert b"Traceback" not in answered.stderr

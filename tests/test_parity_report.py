@@ -55,7 +55,7 @@ def test_the_json_report_has_every_cell(tmp_path):
     done = subprocess.run([str(Path(__import__("sys").executable).with_name("hookgate")), "parity", "--format", "json"],
                           capture_output=True, text=True, check=True)
     report = json.loads(done.stdout)
-    assert len(report["cells"]) == len(report["rows"]) and {rt["runtime"] for rt in report["runtimes"]} == {"claude", "codex", "opencode"}
+    assert len(report["cells"]) == len(report["rows"]) and {rt["runtime"] for rt in report["runtimes"]} == {"claude", "codex", "gemini", "opencode"}
 
 
 def test_the_html_page_renders_in_headless_chromium(tmp_path):
@@ -80,11 +80,11 @@ def test_the_html_page_renders_in_headless_chromium(tmp_path):
 def test_the_matrix_has_a_column_per_proven_version_and_a_row_for_opencode_2():
     matrix = compute()
     assert [rt.key for rt in matrix.runtimes] == ["claude-2.1.332", "claude-2.1.290", "codex-0.171.0",
-                                                  "codex-0.160.0", "opencode-1.18.33"]
+                                                  "codex-0.160.0", "gemini-0.61.0", "opencode-1.18.33"]
     assert [rt.key for rt in matrix.unsupported] == ["opencode-2"]
     report = markdown(matrix)
     line = next(line for line in report.splitlines() if line.startswith("| opencode 2.x |"))
     assert "not supported yet: hookgate's plugin targets the OpenCode 1 plugin API" in line
     assert "does not load V1 plugins" in line
     assert "<td class=unsupported colspan=3 data-runtime='opencode-2'><span class=status>not supported yet" in page(matrix)
-    assert all(len(by_table) == 5 for by_table in matrix.cells.values())  # no cells for a version not supported
+    assert all(len(by_table) == 6 for by_table in matrix.cells.values())  # no cells for a version not supported

@@ -1,4 +1,4 @@
-"""The runtime plugins (Claude Code and Codex) are generated from the lifecycle matrix with zero
+"""The runtime plugins (Claude Code and Codex; Gemini CLI's extension) are generated from the lifecycle matrix with zero
 drift, register exactly what `hookgate install` registers, and their commands, run by a real sh,
 call the hookgate on PATH, or refuse the gating events with a reason when there is none."""
 
@@ -19,11 +19,15 @@ from hookgate_claude import plugin as claude_plugin
 from hookgate_claude import install as claude_settings
 from hookgate_codex import plugin as codex_plugin
 from hookgate_codex import install as codex_registration, plugin_trust, trust
+from hookgate_gemini import extension as gemini_extension, install as gemini_settings
 from support import HOOKGATE
 
 ROOT = Path(__file__).resolve().parents[1]
-PLUGINS = {"claude": (claude_plugin, claude_settings), "codex": (codex_plugin, codex_registration)}
+PLUGINS = {"claude": (claude_plugin, claude_settings), "codex": (codex_plugin, codex_registration),
+           "gemini": (gemini_extension, gemini_settings)}
 GATING = lifecycle.fail_closed_events()
+# a runtime whose hooks name the event and the tool in its own words
+NATIVE_WRITE = {"gemini": {"hook_event_name": "BeforeTool", "tool_name": "write_file"}}
 
 
 @pytest.mark.parametrize("runtime", sorted(PLUGINS))
@@ -41,8 +45,9 @@ def test_the_plugin_registers_what_install_registers(runtime):
     installed = installer.registrations("hookgate")
     shipped = module.hooks()["hooks"]
     assert list(shipped) == [r.on(runtime) for r in lifecycle.for_runtime(runtime)] == list(installed)
-    for event, groups in shipped.items():
-        (group,), (theirs,) = groups, installed[event]
+    for entry in lifecycle.for_runtime(runtime):  # the runtime's name for the hook, the canonical event
+        groups, event = shipped[entry.on(runtime)], entry.event
+        (group,), (theirs,) = groups, installed[entry.on(runtime)]
         (handler,), (their_handler,) = group["hooks"], theirs["hooks"]
         assert {k: v for k, v in group.items() if k != "hooks"} == {k: v for k, v in theirs.items() if k != "hooks"}
         assert {k: v for k, v in handler.items() if k != "command"} == \
@@ -112,10 +117,12 @@ def test_without_hookgate_the_gating_events_are_refused_and_the_start_says_so(ru
 
 @pytest.mark.parametrize("exit_code", [1, 127, 137])
 @pytest.mark.parametrize("event", sorted(GATING))
-def test_a_hookgate_that_crashes_under_codex_is_a_refusal(event, exit_code, tmp_path):
-    """Codex lets an action go ahead when its hook fails; Claude Code has onFailure for that."""
+@pytest.mark.parametrize("plugin", [codex_plugin, gemini_extension], ids=["codex", "gemini"])
+def test_a_hookgate_that_crashes_under_codex_is_a_refusal(plugin, event, exit_code, tmp_path):
+    """Codex lets an action go ahead when its hook fails, Gemini CLI when it exits 1; Claude Code
+    has onFailure for that."""
     fake_hookgate(tmp_path / "bin", exit_code)
-    done = run(codex_plugin.hook_command(event), f"{tmp_path / 'bin'}{os.pathsep}{system_path()}")
+    done = run(plugin.hook_command(event), f"{tmp_path / 'bin'}{os.pathsep}{system_path()}")
     assert done.returncode == 2 and f"hookgate could not run (exit {exit_code}): {event} is refused" in done.stderr
     assert all(h["hooks"][0].get("onFailure") == "block" for e, h in
                ((e, g[0]) for e, g in claude_plugin.hooks()["hooks"].items()) if e in GATING)
@@ -132,6 +139,7 @@ def test_the_real_hookgate_answers_through_the_plugin_command(runtime, tmp_path)
     payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "PreToolUse", "tool_name": "Write",
                "tool_input": {"file_path": str(tmp_path / "src" / "player.gd"), "content": "x"},
                "transcript_path": "", "permission_mode": "default", "tool_use_id": "t1"}
+    payload.update(NATIVE_WRITE.get(runtime, {}))
     env = {"PATH": f"{bin_dir}{os.pathsep}{system_path()}", "HOME": str(tmp_path), "HOOKGATE_WARM": "off"}
     done = subprocess.run(["bash", "-c", PLUGINS[runtime][0].hook_command("PreToolUse")], input=json.dumps(payload),
                           env=env, capture_output=True, text=True, cwd=tmp_path, timeout=60)

@@ -86,7 +86,7 @@ def test_parity_installed_lists_each_runtime(tmp_path: Path) -> None:
     done = hookgate("parity", "--installed", env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     by_runtime = {line.split()[1]: line.split()[0] for line in done.stdout.splitlines()}
-    assert by_runtime == {"claude": "older", "codex": "absent", "opencode": "proven"}, done.stdout
+    assert by_runtime == {"claude": "older", "codex": "absent", "gemini": "absent", "opencode": "proven"}, done.stdout
     env = fake_runtimes(tmp_path / "bin", opencode="2.0.22")
     assert hookgate("parity", "--installed", env=env, cwd=tmp_path).returncode == 1
 

@@ -53,7 +53,7 @@ def test_the_commands_take_the_registrys_runtimes(tmp_path):
     from hookgate.cli.hook import USAGE
 
     assert USAGE.startswith(f"usage: hookgate hook {'|'.join(STDIN)} ")
-    assert STDIN == ("claude", "codex") and NAMES == ("claude", "codex", "opencode")
+    assert STDIN == ("claude", "codex", "gemini") and NAMES == ("claude", "codex", "gemini", "opencode")
     with pytest.raises(KeyError, match="unknown runtime 'kiro'"):
         plug("kiro")
 

@@ -3,7 +3,7 @@
 A runtime is one plug, a package of its own (adapters/<runtime>/hookgate_<runtime>/) with the
 same faces in every plug:
 
-    dialect   its stdin payloads in, its answers out (stdin runtimes only: Claude Code, Codex)
+    dialect   its stdin payloads in, its answers out (stdin runtimes only: Claude Code, Codex, Gemini CLI)
     install   config_path / install / uninstall (and optional notes) of its registration
     checks    `hookgate doctor`'s checks of it (CHECKS), and where it registers hookgate (installs)
     limits    the runtime's own numbers the engine must respect (handed to it, never imported by it)
@@ -49,6 +49,7 @@ class Plug:
 PLUGS = (
     Plug("claude", "Claude Code", "hookgate_claude", stdin=True),
     Plug("codex", "Codex", "hookgate_codex", stdin=True, plugin_install="plugin_trust"),
+    Plug("gemini", "Gemini CLI", "hookgate_gemini", stdin=True),
     Plug("opencode", "OpenCode", "hookgate_opencode", stdin=False),
 )
 NAMES = tuple(plug.name for plug in PLUGS)

@@ -1,7 +1,8 @@
 """A scripted fake model server for driving the real runtimes offline (127.0.0.1 only, stdlib only).
 
-It speaks the three wire APIs the runtimes use: Anthropic Messages (Claude Code), OpenAI Responses
-(Codex) and OpenAI Chat Completions (OpenCode), always streaming.
+It speaks the four wire APIs the runtimes use: Anthropic Messages (Claude Code), OpenAI Responses
+(Codex), OpenAI Chat Completions (OpenCode) and Gemini's generateContent (Gemini CLI: its streaming
+form, and the plain one its side requests use).
 
 It keeps no conversation state, so subagents, retries and side requests cannot confuse it:
 - the *scenario* is the first `SCENARIO:<name>` marker in user-authored text (tool results excluded);
@@ -56,7 +57,7 @@ Step = Call | Say | Either
 
 @dataclass
 class Request:
-    api: str  # "anthropic" | "responses" | "chat"
+    api: str  # "anthropic" | "responses" | "chat" | "gemini"
     path: str
     body: dict[str, Any]
     scenario: str | None
@@ -352,8 +353,65 @@ class Chat:
         return [chunk({"role": "assistant", "content": ""}), body, chunk({}, finish), usage]
 
 
-API: dict[str, Any] = {"anthropic": Anthropic, "responses": Responses, "chat": Chat}
+class Gemini:
+    """Gemini's generateContent: `contents[]` of role user / model, whose parts are text,
+    functionCall {name, args} or functionResponse {name, response}; tools are `functionDeclarations`."""
+
+    @staticmethod
+    def _contents(body: dict[str, Any]) -> list[dict[str, Any]]:
+        contents = body.get("contents", [])
+        return [c for c in contents if isinstance(c, dict)] if isinstance(contents, list) else []
+
+    @staticmethod
+    def _parts(content: dict[str, Any]) -> list[dict[str, Any]]:
+        parts = content.get("parts", [])
+        return [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
+
+    @classmethod
+    def user_texts(cls, body: dict[str, Any]) -> list[str]:
+        return [p["text"] for c in cls._contents(body) if c.get("role") == "user"
+                for p in cls._parts(c) if isinstance(p.get("text"), str)]
+
+    @classmethod
+    def tool_turns(cls, body: dict[str, Any]) -> int:
+        return sum(1 for c in cls._contents(body)
+                   if c.get("role") == "model" and any("functionCall" in p for p in cls._parts(c)))
+
+    @classmethod
+    def tool_results(cls, body: dict[str, Any]) -> list[str]:
+        results = []
+        for content in cls._contents(body):
+            for part in cls._parts(content):
+                if isinstance(part.get("functionResponse"), dict):
+                    response = part["functionResponse"].get("response")
+                    results.append(response.get("output", json.dumps(response)) if isinstance(response, dict)
+                                   and isinstance(response.get("output"), str) else json.dumps(response))
+        return results
+
+    @staticmethod
+    def events(step: Step, model: str) -> list[tuple[str, dict[str, Any]]]:
+        part: dict[str, Any] = ({"functionCall": {"name": step.name, "args": step.args}} if isinstance(step, Call)
+                                else {"text": step.text})
+        return [("", {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP",
+                                      "index": 0}],
+                      "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+                      "modelVersion": model})]
+
+
+API: dict[str, Any] = {"anthropic": Anthropic, "responses": Responses, "chat": Chat, "gemini": Gemini}
 ROUTES: dict[str, str] = {"/v1/messages": "anthropic", "/v1/responses": "responses", "/v1/chat/completions": "chat"}
+# APIs whose path names the model: (pattern, api, streams); a `:countTokens` is answered apart
+PATTERN_ROUTES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
+    (re.compile(r"^/v1(?:beta|alpha)?/models/[^/:]+:streamGenerateContent$"), "gemini", True),
+    (re.compile(r"^/v1(?:beta|alpha)?/models/[^/:]+:generateContent$"), "gemini", False),
+)
+
+
+def route(path: str) -> tuple[str, bool] | None:
+    """(api, streams) of a request path, or None when the fake model has no such route."""
+    if path in ROUTES:
+        return ROUTES[path], True
+    return next(((api, streams) for pattern, api, streams in PATTERN_ROUTES if pattern.match(path)), None)
 
 
 def _handler_for(model: FakeModel) -> Callable[..., BaseHTTPRequestHandler]:
@@ -375,17 +433,25 @@ def _handler_for(model: FakeModel) -> Callable[..., BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             path = self.path.split("?", 1)[0]
-            api = ROUTES.get(path)
-            if api is None:
+            if path.endswith(":countTokens"):
+                self._json(200, {"totalTokens": 10})
+                return
+            found = route(path)
+            if found is None:
                 self._json(404, {"error": {"message": f"fake model: no route {path}"}})
                 return
+            api, streams = found
             try:
                 body = json.loads(raw or b"{}")
             except ValueError:
                 self._json(400, {"error": {"message": "fake model: body is not JSON"}})
                 return
             step = model.reply_for(api, path, body)
-            self._stream(API[api].events(step, str(body.get("model", "fake-model"))), api)
+            events = API[api].events(step, str(body.get("model", "fake-model")))
+            if streams:
+                self._stream(events, api)
+            else:  # the whole answer at once: the one event's data
+                self._json(200, events[-1][1])
 
         def _json(self, status: int, payload: dict[str, Any]) -> None:
             data = json.dumps(payload).encode()
@@ -402,7 +468,9 @@ def _handler_for(model: FakeModel) -> Callable[..., BaseHTTPRequestHandler]:
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             for name, data in events:
-                frame = (f"event: {name}\n" if name else "") + f"data: {json.dumps(data)}\n\n"
+                # Gemini's SSE parser splits frames on a blank line in CRLF form
+                end = "\r\n\r\n" if api == "gemini" else "\n\n"
+                frame = (f"event: {name}\n" if name else "") + f"data: {json.dumps(data)}{end}"
                 self._chunk(frame.encode())
             if api == "chat":
                 self._chunk(b"data: [DONE]\n\n")

@@ -1,6 +1,6 @@
-"""Capture the hook payloads of the pinned Claude Code and Codex binaries, for the payload tier.
+"""Capture the hook payloads of the pinned runtimes, for the payload tier and the dialects' tests.
 
-    .venv/bin/python parity-tests/payloads/capture.py [claude] [codex] [opencode]   (default: all)
+    .venv/bin/python parity-tests/payloads/capture.py [claude] [codex] [opencode] [gemini]   (default: all)
 
 Each runtime runs a few scripted turns against the fake model (tool calls, a failing command, a
 subagent, a permission request, compaction, an interrupt) with a logging hook on every event; one
@@ -23,6 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from drivers import codex as cx  # noqa: E402
+from drivers import gemini as gm  # noqa: E402
 from drivers.opencode import configure  # noqa: E402
 from drivers.real import ScenarioModel  # noqa: E402
 from harness.fakemodel import Call, Say  # noqa: E402
@@ -34,6 +35,8 @@ CLAUDE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRe
                  "Notification", "SessionEnd")
 CODEX_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "SubagentStart",
                 "SubagentStop", "Stop", "PreCompact", "PostCompact", "SessionEnd", "Interrupt")
+GEMINI_EVENTS = ("SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "PreCompress",
+                 "Notification", "SessionEnd")
 SLEEP = "python3 -c 'import time; time.sleep(60)'"
 
 
@@ -115,6 +118,31 @@ def codex(root: Path, fake: ScenarioModel) -> tuple[Path, str]:
     return root, "codex_0.171.0"
 
 
+def gemini(root: Path, fake: ScenarioModel) -> tuple[Path, str]:
+    work, home = new_project(root)
+    log = root / "hooks.jsonl"
+    gm.configure(work, home)
+    hooks: dict = {}
+    for event in GEMINI_EVENTS:
+        hooks.update(gm.one_hook(event, logger(log)))
+    gm.user_hooks(home, hooks)
+    gm.add_agents(home, {"worker": gm.agent_file("worker")})
+    sub = fake.script("cap_sub", Call("run_shell_command", {"command": "echo sub"}),
+                      Call("complete_task", {"result": "sub report"}), Say("sub done"))
+    main = fake.script(
+        "cap_main",
+        Call("write_file", {"file_path": "hello.txt", "content": "hello\n"}),
+        Call("run_shell_command", {"command": "echo hi"}),
+        Call("run_shell_command", {"command": "ls missing-dir"}),
+        Call("read_file", {"file_path": "hello.txt"}),
+        Call("replace", {"file_path": "hello.txt", "instruction": "say bye", "old_string": "hello",
+                         "new_string": "bye"}),
+        Call("invoke_agent", {"agent_name": "worker", "prompt": f"{sub} go"}),
+        Say("done"))
+    gm.run_gemini(work, home, fake, f"{main} go")
+    return root, "gemini_0.61.0"
+
+
 OPENCODE_LOGGER = """\
 import { appendFileSync } from "node:fs"
 const log = (line) => appendFileSync(LOG, JSON.stringify(line) + "\\n")
@@ -186,10 +214,11 @@ def interrupt(process: subprocess.Popen[str], log: Path) -> None:
 def keep(root: Path, name: str) -> None:
     seen, lines = set(), []
     for line in (root / "hooks.jsonl").read_text().splitlines():
-        for real, placeholder in ((root / "work", "/srv/capture/project"), (root, "/srv/capture"),
-                                  (Path(tempfile.gettempdir()), "/srv/capture/tmp")):
+        for real, placeholder in ((root / "work", "/srv/capture/project"), (root, "/srv/capture")):
             line = line.replace(str(real), placeholder)
             line = line.replace(str(real).replace("/", "-"), placeholder.replace("/", "-"))
+        # the temp dir only where a path starts with it (Gemini CLI keeps a `.gemini/tmp/` of its own)
+        line = line.replace(f'"{tempfile.gettempdir()}/', '"/srv/capture/tmp/')
         captured = json.loads(line)
         if "kind" in captured:  # OpenCode: a plugin hook's (input, output), or a bus event
             event = captured.get("event", {})
@@ -198,7 +227,7 @@ def keep(root: Path, name: str) -> None:
                    bool(props.get("info", {}).get("parentID")))
         else:
             key = (captured["hook_event_name"], captured.get("tool_name"), captured.get("source"),
-                   "agent_id" in captured)
+                   "agent_id" in captured, captured.get("stop_hook_active"))
             captured = {"label": captured["hook_event_name"], "payload": captured}
         if key not in seen:
             seen.add(key)
@@ -208,7 +237,7 @@ def keep(root: Path, name: str) -> None:
 
 
 if __name__ == "__main__":
-    runtimes = {capture.__name__: capture for capture in (claude, codex, opencode)}
+    runtimes = {capture.__name__: capture for capture in (claude, codex, opencode, gemini)}
     for capture in (runtimes[name] for name in sys.argv[1:] or runtimes):
         with tempfile.TemporaryDirectory() as tmp, ScenarioModel() as fake:
             root, name = capture(Path(tmp) / capture.__name__, fake)

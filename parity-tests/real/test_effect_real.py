@@ -1,4 +1,4 @@
-"""The effect check on the real runtimes (pinned Claude Code, Codex, OpenCode), driven by the
+"""The effect check on the real runtimes (pinned Claude Code, Codex, OpenCode, Gemini CLI), driven by the
 scripted fake model: the model's shell call writes a protected file in a form no syntax gate can
 read (the target computed at run time, a Python heredoc), the runtime runs it, and the after-hook puts
 the file back; the reason is in the model's next request, and `write_reverted` is recorded."""
@@ -13,6 +13,7 @@ import pytest
 from drivers.codex import hookgate as codex_hookgate, run_codex, write_config
 from harness.fakemodel import Call, FakeModel, Say
 from drivers.opencode import configure, run_opencode
+from drivers import gemini
 from drivers.claude import run_claude
 from harness.runtimes import hookgate, metrics, new_project
 
@@ -21,6 +22,8 @@ pytestmark = pytest.mark.real
 ORIGINAL = "extends Node\nvar speed = 1\n"
 # the target computed by the shell at run time (a literal assignment the shell gate reads and refuses)
 VARIABLE = "p=$(printf 'src/play%s' er.gd); echo 'var hacked = true' >> $p"
+# Gemini CLI refuses a command substitution itself (after its hooks ran): the target computed by printf -v
+PRINTF = "printf -v p 'src/play%s' er.gd; echo 'var hacked = true' >> $p"
 HEREDOC = "python3 - <<'EOF'\nimport pathlib\npathlib.Path('src', 'player' + '.gd').write_text('pwned')\nEOF"
 
 
@@ -116,3 +119,33 @@ def test_opencode_puts_back_what_a_bash_call_cut_off_by_its_timeout_wrote(tmp_pa
     assert run.returncode == 0, run.stderr[-3000:]
     check(work, player, fake_model, "oc_effect_timeout", command, "opencode")
     print({m.get("hook_event") for m in metrics(work) if m["event"] == "write_reverted"})
+
+
+def _gemini_project(tmp_path: Path) -> tuple[Path, Path, Path]:
+    work, home = new_project(tmp_path)
+    gemini.configure(work, home)
+    gemini.hookgate("install", "gemini", "--project", str(work), cwd=work, home=home)
+    gemini.hookgate("role", "set", "build", cwd=work, home=home)
+    return work, home, game(work)
+
+
+@pytest.mark.proves("effect_restore@gemini")
+@pytest.mark.parametrize("command", [PRINTF, HEREDOC], ids=["printf", "heredoc"])
+def test_gemini_cli_puts_back_what_a_shell_call_wrote(tmp_path: Path, fake_model: FakeModel, command: str) -> None:
+    work, home, player = _gemini_project(tmp_path)
+    marker = fake_model.script("gm_effect", Call("run_shell_command", {"command": command}), Say("Tuned."))
+    run = gemini.run_gemini(work, home, fake_model, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr[-3000:]
+    check(work, player, fake_model, "gm_effect", command, "gemini")
+
+
+@pytest.mark.proves("effect_restore@gemini")
+def test_gemini_cli_puts_back_what_a_failing_shell_call_wrote(tmp_path: Path, fake_model: FakeModel) -> None:
+    """A failed command is an ordinary AfterTool on Gemini CLI: the same after-event puts it back."""
+    work, home, player = _gemini_project(tmp_path)
+    command = PRINTF + "; exit 3"
+    marker = fake_model.script("gm_effect_fail", Call("run_shell_command", {"command": command}), Say("Tuned."))
+    run = gemini.run_gemini(work, home, fake_model, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr[-3000:]
+    check(work, player, fake_model, "gm_effect_fail", command, "gemini")
+    assert {m.get("hook_event") for m in metrics(work) if m["event"] == "write_reverted"} == {"PostToolUse"}

@@ -12,7 +12,7 @@ from typing import Iterator
 import pytest
 from pytest import mark
 
-from drivers import claude, codex, opencode
+from drivers import claude, codex, gemini, opencode
 from drivers.real import RealTiers
 from proofmap import scenario_cells
 
@@ -48,3 +48,8 @@ def test_codex(tiers: RealTiers, version: str, row: str) -> None:
 @cells("opencode")
 def test_opencode(tiers: RealTiers, version: str, row: str) -> None:
     tiers.get(opencode, version).show(row)
+
+
+@cells("gemini")
+def test_gemini(tiers: RealTiers, version: str, row: str) -> None:
+    tiers.get(gemini, version).show(row)

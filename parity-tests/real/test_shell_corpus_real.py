@@ -1,4 +1,5 @@
-"""A sample of each family of the adversarial shell corpus on the real Claude Code and Codex.
+"""A sample of each family of the adversarial shell corpus on the real Claude Code, Codex, OpenCode
+and Gemini CLI.
 
 The scripted model makes one shell call per family in a build-role project; each writes a file the
 lead may not write (game code, e2e/). The effect must hold on the real runtime, not only through
@@ -17,6 +18,7 @@ import pytest
 from drivers.claude import run_claude
 from drivers.codex import hookgate as codex_hookgate
 from drivers.codex import run_codex, write_config
+from drivers import gemini
 from drivers.opencode import configure, run_opencode
 from harness.fakemodel import Call, FakeModel, Say
 from harness.runtimes import hookgate, metrics, new_project
@@ -116,4 +118,20 @@ def test_the_sample_holds_on_real_opencode(tmp_path: Path, fake_model: FakeModel
     assert all(_unchanged(work).values()), _unchanged(work)
     _each_refused(_refusals(work))
     results = fake_model.tool_results("oc_shell_sample")
+    assert "src/player.gd" in results[-1]
+
+
+def test_the_sample_holds_on_real_gemini_cli(tmp_path: Path, fake_model: FakeModel) -> None:
+    work, home, outside = _project(tmp_path)
+    gemini.configure(work, home)
+    gemini.hookgate("install", "gemini", "--project", str(work), cwd=work, home=home)
+    gemini.hookgate("role", "set", "build", cwd=work, home=home)
+    calls = [Call("run_shell_command", {"command": c}) for c in _commands(work, outside)]
+    marker = fake_model.script("gm_shell_sample", *calls, Call("run_shell_command", {"command": HARMLESS}),
+                               Say("done"))
+    run = gemini.run_gemini(work, home, fake_model, f"{marker} go", timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert all(_unchanged(work).values()), _unchanged(work)
+    _each_refused(_refusals(work))
+    results = fake_model.tool_results("gm_shell_sample")
     assert "src/player.gd" in results[-1]
