@@ -59,7 +59,7 @@ def bench_python() -> Path:
     """A venv with hookgate installed the way users install it; rebuilt when the source changed."""
     python = BENCH_VENV / "bin" / "python"
     stamp = BENCH_VENV / "source-stamp"
-    sources = sorted(p for d in ("core", "adapters/claude", "adapters/codex") for p in (ROOT / d).rglob("*")
+    sources = sorted(p for d in ("core", "adapters") for p in (ROOT / d).rglob("*")
                      if p.is_file() and "__pycache__" not in p.parts) + [ROOT / "pyproject.toml"]
     digest = str(max(p.stat().st_mtime_ns for p in sources)) + str(len(sources))
     if not python.exists() or not stamp.exists() or stamp.read_text() != digest:
