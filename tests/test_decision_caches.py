@@ -119,3 +119,17 @@ def test_a_role_claimed_by_another_session_between_two_calls_is_seen(root: Path)
     os.replace(replaced, note_path)  # as another session's claim writes it
     call(root, "s1", "SessionStart", source="resume")
     assert not role.exists()  # owned by s2 now: s1's new start drops it as stale
+
+
+def test_the_effect_store_follows_the_environment_of_each_call(root: Path, tmp_path: Path) -> None:
+    """store_for is worked out once per root and per environment it reads (effect/store.py)."""
+    from hookgate.effect.store import store_for
+
+    first = store_for(root, {"XDG_STATE_HOME": str(tmp_path / "a"), "HOME": str(tmp_path)})
+    second = store_for(root, {"XDG_STATE_HOME": str(tmp_path / "b"), "HOME": str(tmp_path)})
+    by_home = store_for(root, {"HOME": str(tmp_path / "h")})
+    nowhere = store_for(root, {})
+    assert first.dir.is_relative_to(tmp_path / "a") and second.dir.is_relative_to(tmp_path / "b")
+    assert by_home.dir.is_relative_to(tmp_path / "h" / ".local" / "state")
+    assert nowhere.dir == root.resolve() / ".hookgate" / "effect"
+    assert store_for(root, {"XDG_STATE_HOME": str(tmp_path / "a"), "HOME": str(tmp_path)}).dir == first.dir

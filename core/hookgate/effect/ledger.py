@@ -23,6 +23,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from functools import lru_cache
 from typing import Callable, Iterable
 
 import msgspec
@@ -76,11 +77,18 @@ def relative_forms(path: str, root: str, cwd: str | None = None) -> list[str]:
     joined = os.path.join(cwd or root, path)
     forms = []
     for absolute in (os.path.normpath(joined), os.path.realpath(joined)):
-        for base in dict.fromkeys((os.path.normpath(root), os.path.realpath(root))):
+        for base in _root_forms(root):
             rel = os.path.relpath(absolute, base)
             if not rel.startswith(".."):
                 forms.append(rel.replace(os.sep, "/").lower())
     return list(dict.fromkeys(forms))
+
+
+@lru_cache(maxsize=64)
+def _root_forms(root: str) -> tuple[str, ...]:
+    """A project root as named and as resolved: a root does not move under a running hookgate
+    (hookgate.paths), the path written is resolved on every call."""
+    return tuple(dict.fromkeys((os.path.normpath(root), os.path.realpath(root))))
 
 
 class Ledger:

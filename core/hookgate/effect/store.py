@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
@@ -51,11 +52,19 @@ def store_for(root: "os.PathLike[str] | str", env: Mapping[str, str] = os.enviro
     """The project's store, outside the project: a command run in the project (`git clean -fdx`,
     `rm -rf .hookgate`) cannot take away what its own check compares against. Without a home to
     keep it in, the project's `.hookgate/effect/`."""
+    return _store(str(root), env.get("XDG_STATE_HOME", ""), env.get("HOME", ""))
+
+
+@lru_cache(maxsize=64)
+def _store(root: str, xdg_state_home: str, home: str) -> "Store":
+    """store_for, worked out once per root and the environment it reads: a project root does not
+    move under a running hookgate (as hookgate.paths assumes of its roots), and every decision
+    that lets a write through asks for it."""
     resolved = Path(root).resolve()
-    home = state_home(env)
-    if home is None:
+    state = state_home({"XDG_STATE_HOME": xdg_state_home, "HOME": home})
+    if state is None:
         return Store(resolved / HOOKGATE_DIR / "effect")
-    return Store(home / "effect" / project_key(resolved))
+    return Store(state / "effect" / project_key(resolved))
 
 
 class Store:
