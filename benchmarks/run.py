@@ -19,7 +19,8 @@ regular (not editable) install in a venv of its own, built on first use under be
 - completion gate: a Stop decision in a session with a 1,000,000-line log against an empty one.
 - effect check: a Bash PreToolUse + PostToolUse pair, warm, in a project of 5,000 files with a
   20,000-file `addons/` tree under the build role, with the effect check on against the same project
-  with `[effect] enabled = false`.
+  with `[effect] enabled = false`; and the same pair through the OpenCode plugin and its core
+  (tool.execute.before + after, benchmarks/opencode_effect.mjs) in both projects.
 - OpenCode: `tool.execute.before` through the real plugin and its core (each call after a process
   spawn, and back to back), against a Python process spawned per call (benchmarks/opencode_bench.mjs).
 - OpenTelemetry: a decision as `hookgate serve` makes it, exporting to a dead endpoint, against no
@@ -52,6 +53,7 @@ TARGETS = {
 MIN_DECISIONS_PER_SECOND = 50_000
 OPENCODE_MAX_P50_MS = 0.5  # the absolute figures: printed targets, never tests
 OPENCODE_MAX_P99_MS = 2.0
+OPENCODE_MAX_PAIR_P50_MS = 2.0  # a bash call's before + after with the effect check on
 OPENCODE_MIN_SPEEDUP = 50.0
 
 
@@ -306,13 +308,24 @@ def effect_check(python: Path, rounds: int) -> dict[str, object]:
             protected = len(os.listdir(blobs)) if os.path.isdir(blobs) else 0
             if not protected:
                 raise SystemExit("the effect check kept no copies: it did not run, and the figure would mean nothing")
+            # the same pair through the OpenCode plugin and its core, in the same two projects
+            done = subprocess.run(["node", str(ROOT / "benchmarks" / "opencode_effect.mjs"), hookgate, str(rounds),
+                                   *(str(root) for root, _, _ in pairs.values())], env=env, capture_output=True,
+                                  text=True, timeout=1800)
+            if done.returncode != 0:
+                raise SystemExit(f"the OpenCode effect pair failed: {done.stderr[-1000:]}")
+            by_root = json.loads(done.stdout.strip().splitlines()[-1])
+            opencode = {name: by_root[str(root)] for name, (root, _, _) in pairs.items()}
         finally:
             for root, _, _ in pairs.values():
                 subprocess.run([hookgate, "warm", "stop"], cwd=root, env=env, capture_output=True)
     medians = {name: statistics.median(values) for name, values in times.items()}
     return {
         "medians_ms": {k: round(v * 1000, 2) for k, v in medians.items()},
+        "min_max_ms": {k: [round(min(v) * 1000, 2), round(max(v) * 1000, 2)] for k, v in times.items()},
         "ratios": {"Bash pre+post, effect check on / off": round(medians["effect check on"] / medians["effect check off"], 2)},
+        "opencode_pair_ms": {name: {"p50": round(o["p50_ms"], 2), "p99": round(o["p99_ms"], 2)}
+                             for name, o in opencode.items()},
         "kept_copies": protected,
         "rounds": rounds,
     }
@@ -356,9 +369,14 @@ def inprocess(python: Path, name: str) -> dict[str, object]:
 def effect_lines(effect: dict) -> list[str]:
     lines = ["", f"effect check: Bash PreToolUse + PostToolUse, warm, 25,000 files ({effect['kept_copies']:,} "
              f"distinct protected contents kept), median of {effect['rounds']} interleaved rounds"]
-    lines += [f"  {name:<44} {ms:8.1f} ms" for name, ms in effect["medians_ms"].items()]
+    lines += [f"  {name:<44} {ms:8.1f} ms  [{lo:.1f}-{hi:.1f}]"
+              for (name, ms), (lo, hi) in zip(effect["medians_ms"].items(), effect["min_max_ms"].values())]
     for name, ratio in effect["ratios"].items():
         lines.append(f"  {name:<44} {ratio:8.2f}x  [<= {TARGETS[name]}x: {'met' if ratio <= TARGETS[name] else 'MISSED'}]")
+    for name, ms in effect["opencode_pair_ms"].items():
+        verdict = f"  [<= {OPENCODE_MAX_PAIR_P50_MS:g} ms: {'met' if ms['p50'] <= OPENCODE_MAX_PAIR_P50_MS else 'MISSED'}]" \
+            if name == "effect check on" else ""
+        lines.append(f"  {'OpenCode before+after, ' + name + ', p50 / p99':<44} {ms['p50']:8.2f} / {ms['p99']:.2f} ms{verdict}")
     return lines
 
 
