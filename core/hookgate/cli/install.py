@@ -24,11 +24,11 @@ def hookgate_command() -> str:
 
 
 def hook_command() -> str:
-    """How a stdin runtime (Claude Code, Codex) should start `hookgate hook`: as hookgate_command,
-    but without `site` (`python -S`) when the script will find this very hookgate beside itself
-    (core/bin/hookgate), which makes a call the warm core answers cost less than a plain
-    interpreter start. Any other layout (an editable install, a system's dist-packages) gets the
-    plain command."""
+    """How a stdin runtime (Claude Code, Codex, Gemini CLI) should start `hookgate hook`: as
+    hookgate_command, but without `site` (`python -S`) when the script will find this very hookgate
+    beside itself (core/bin/hookgate), which makes a call the warm core answers cost less than a
+    plain interpreter start. Any other layout (an editable install, a system's dist-packages)
+    gets the plain command."""
     import hookgate
 
     script = Path(sys.executable).with_name("hookgate")

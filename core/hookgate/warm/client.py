@@ -19,11 +19,11 @@ stays, so such a call can appear twice in the metrics.)
 import posix
 import sys
 
+from hookgate.store.private import fnv1a64, owned_private_dir
+
 TYPE_CHECKING = False  # typing's own flag, without importing typing on the hook path
 if TYPE_CHECKING:
     from typing import Mapping
-
-from hookgate.store.private import fnv1a64, owned_private_dir
 
 PROTOCOL = b"hookgate-warm/1"
 ACK = b"+"  # a fork of a live core took the connection; from here on the client waits for its answer
