@@ -133,3 +133,14 @@ def test_the_effect_store_follows_the_environment_of_each_call(root: Path, tmp_p
     assert by_home.dir.is_relative_to(tmp_path / "h" / ".local" / "state")
     assert nowhere.dir == root.resolve() / ".hookgate" / "effect"
     assert store_for(root, {"XDG_STATE_HOME": str(tmp_path / "a"), "HOME": str(tmp_path)}).dir == first.dir
+
+
+def test_a_rule_whose_patterns_cannot_share_one_expression_is_matched_pattern_by_pattern() -> None:
+    """fnmatch.translate named its groups before Python 3.11; two such expressions cannot be one
+    alternation, and the rule is then matched by each in turn, with the same answers."""
+    from hookgate.pipeline.rules import _any_of
+
+    match = _any_of([r"(?P<g0>a.*)\Z", r"(?P<g0>b.*)\Z"])
+    assert match is not None
+    assert match("apple") and match("banana") and not match("cherry")
+    assert _any_of([]) is None

@@ -78,13 +78,25 @@ def _test(rule: PathRule, classes: Mapping[str, list[str]], root: str | None) ->
         plan = root_relative_pattern(pattern, root)
         if plan is not None:
             (on_name if plan[0] else on_path).append(translate(plan[1]))
-    path_match = re.compile("|".join(on_path)).match if on_path else None
-    name_match = re.compile("|".join(on_name)).match if on_name else None
+    path_match, name_match = _any_of(on_path), _any_of(on_name)
 
     def test(rel: str, name: str) -> bool:
         return bool((path_match and path_match(rel)) or (name_match and name_match(name)))
 
     return test
+
+
+def _any_of(regexes: list[str]) -> Callable[[str], object] | None:
+    """One matcher for fnmatch.translate's expressions: their alternation (each is anchored at
+    both ends, so any one matching the whole text is the answer), or each in turn if a Python's
+    translate ever names groups, which an alternation of two of them could not hold."""
+    if not regexes:
+        return None
+    try:
+        return re.compile("|".join(regexes)).match
+    except re.error:
+        each = [re.compile(regex).match for regex in regexes]
+        return lambda text: any(match(text) for match in each)
 
 
 def prepare(pipeline: Pipeline, root: str) -> None:
