@@ -147,7 +147,7 @@ def test_claude_registrations(project, env):
     del data["hooks"]["PreToolUse"]
     settings.write_text(json.dumps(data))
     ((name, message, fix),) = failures(project, env)
-    assert name == "claude" and "missing events PreToolUse" in message
+    assert name == "claude" and "no hookgate hook for PreToolUse" in message
     assert fix == f"hookgate install claude --project {project}"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import Callable, Iterable, Literal, Mapping
@@ -62,6 +62,58 @@ def missing_command(command: str) -> str | None:
         words = words[4:]
     program = words[0] if words else ""
     return program if program.startswith("/") and not os.access(program, os.X_OK) else None
+
+
+@dataclass(frozen=True)
+class Registration:
+    """How a stdin runtime's plug reads its hookgate registration in one file, for the check every
+    such plug runs (registration_findings): the events present, the events whose handler differs from
+    what install writes today, and the program its hooks start when that no longer exists. `why`
+    adds what the runtime does about a problem ("stale", "program": e.g. Codex lets every action
+    through when a hook's program is gone)."""
+
+    runtime: str
+    title: str
+    expected: frozenset[str]
+    events: Callable[[Path], set[str]]
+    stale: Callable[[Path], list[str]]
+    program: Callable[[Path], str | None]
+    why: Mapping[str, str] = field(default_factory=dict)
+
+
+def registration_findings(setup: Setup, registration: Registration,
+                       locations: Iterable[tuple[str, Path]]) -> list[Finding]:
+    """One finding per file (the project's, the user's) that holds a hookgate registration: every
+    expected event there, none stale, its program present; an info when there is none at all."""
+    findings = []
+    for where, path in locations:
+        try:
+            events = registration.events(path)
+        except ValueError as exc:
+            findings.append(Finding("fail", str(exc), f"fix or move {path}"))
+            continue
+        if not events:
+            continue
+        fix = reinstall(registration.runtime, where, setup.project)
+        missing = sorted(registration.expected - events)
+        stale = [] if missing else registration.stale(path)
+        program = None if missing or stale else registration.program(path)
+        if missing:
+            findings.append(Finding("fail", f"{path}: no hookgate hook for {', '.join(missing)}", fix))
+        elif stale:
+            findings.append(Finding("fail", f"{path}: the registration of {', '.join(stale)} differs from the "
+                                            f"lifecycle matrix{registration.why.get('stale', '')}", fix))
+        elif program:
+            findings.append(Finding("fail", f"{path}: the hooks start {program}, which does not exist"
+                                            f"{registration.why.get('program', '')}", fix))
+        else:
+            findings.append(Finding("ok", f"{path}: all {len(events)} events registered"))
+    return findings or [Finding("info", f"not installed for {registration.title}",
+                                reinstall(registration.runtime, "project", setup.project))]
+
+
+def first_missing_program(commands: Iterable[str]) -> str | None:
+    return next((program for command in commands if (program := missing_command(command))), None)
 
 
 # -- checks of the core ----------------------------------------------------------------------------

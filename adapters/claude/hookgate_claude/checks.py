@@ -3,9 +3,7 @@ settings.json, against what install writes today."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from hookgate.checks import Finding, Installs, Setup, missing_command, reinstall
+from hookgate.checks import Finding, Installs, Registration, Setup, first_missing_program, registration_findings
 from hookgate.formats import hooksjson
 
 from . import install
@@ -19,26 +17,14 @@ def installs(setup: Setup) -> Installs:
 
 
 def check_claude(setup: Setup) -> list[Finding]:
-    findings = []
-    for where, path in (("project", install.config_path(setup.project)), ("user", install.config_path(None))):
-        try:
-            events = install.installed_events(path)
-        except ValueError as exc:
-            findings.append(Finding("fail", str(exc), f"fix or move {path}"))
-            continue
-        if not events:
-            continue
-        missing = sorted({event for event, *_ in install.REGISTRATIONS} - events)
-        broken = _missing_command(path)
-        stale = install.stale_events(path)
-        if missing or broken or stale:
-            problem = (f"missing events {', '.join(missing)}" if missing else f"{broken} does not exist" if broken
-                       else f"the registration of {', '.join(stale)} differs from the lifecycle matrix")
-            findings.append(Finding("fail", f"{path}: {problem}", reinstall("claude", where, setup.project)))
-        else:
-            findings.append(Finding("ok", f"{path}: all {len(events)} events registered"))
-    return findings or [Finding("info", "not installed for Claude Code",
-                                reinstall("claude", "project", setup.project))]
+    locations = (("project", install.config_path(setup.project)), ("user", install.config_path(None)))
+    return registration_findings(setup, REGISTRATION, locations)
+
+
+REGISTRATION = Registration(
+    runtime="claude", title="Claude Code", expected=frozenset(event for event, *_ in install.REGISTRATIONS),
+    events=install.installed_events, stale=install.stale_events,
+    program=lambda path: first_missing_program(command for _, command in install.installed_commands(path)))
 
 
 def check_plugin(setup: Setup) -> list[Finding]:
@@ -48,8 +34,3 @@ def check_plugin(setup: Setup) -> list[Finding]:
     return list(plugin.doctor_check(setup))
 
 
-def _missing_command(path: Path) -> str | None:
-    for _, command in install.installed_commands(path):
-        if program := missing_command(command):
-            return program
-    return None

@@ -41,12 +41,7 @@ def registrations(command: str) -> dict[str, list[dict[str, Any]]]:
 
 
 def install(path: Path, command: str) -> bool:
-    settings = hooksjson.read(path)
-    hooks = settings.setdefault("hooks", {})
-    hooksjson.remove_handlers(hooks, _is_ours)
-    for event, groups in registrations(command).items():
-        hooks.setdefault(event, []).extend(groups)
-    return hooksjson.write(path, settings, _is_ours)
+    return hooksjson.register(path, registrations(command), _is_ours)
 
 
 def uninstall(path: Path) -> bool:
@@ -56,13 +51,7 @@ def uninstall(path: Path) -> bool:
 def remove_handlers(path: Path, picked: Callable[[Any], bool]) -> bool:
     """Take the handlers `picked` chooses out of the settings (hookgate's own on uninstall,
     another guard's on `hookgate migrate`), keeping everything else."""
-    if not path.exists():
-        return False
-    settings = hooksjson.read(path)
-    hooks = settings.get("hooks", {})
-    if hooksjson.remove_handlers(hooks, picked) and not hooks:
-        del settings["hooks"]  # it held only what was taken out
-    return hooksjson.write(path, settings, picked)
+    return hooksjson.unregister(path, picked)
 
 
 def installed_events(path: Path) -> set[str]:

@@ -9,7 +9,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from hookgate.checks import Finding, Installs, Setup, missing_command, reinstall
+from hookgate.checks import (Finding, Installs, Registration, Setup, first_missing_program, registration_findings,
+                             reinstall)
 from hookgate.formats import hooksjson
 
 from . import install, trust
@@ -61,31 +62,20 @@ def check_plugin(setup: Setup) -> list[Finding]:
 
 
 def check_registration(setup: Setup) -> list[Finding]:
-    findings = []
-    for where, path in _locations(setup):
-        try:
-            events = install.installed_events(path)
-        except ValueError as exc:
-            findings.append(Finding("fail", str(exc), f"fix or move {path}"))
-            continue
-        if not events:
-            continue
-        fix = reinstall("codex", where, setup.project)
-        missing = sorted({event for event, *_ in install.REGISTRATIONS} - events)
-        program = next((p for h in _our_handlers(path) if (p := missing_command(h[4]["command"]))), None)
-        stale = sorted({event for event, _, _, group, handler in _our_handlers(path)
-                        if _expected(event, handler) != (group.get("matcher"), handler)})
-        if missing:
-            findings.append(Finding("fail", f"{path}: no hookgate hook for {', '.join(missing)}", fix))
-        elif stale:
-            findings.append(Finding("fail", f"{path}: the registration of {', '.join(stale)} differs from the "
-                                            "lifecycle matrix (and Codex no longer trusts an edited hook)", fix))
-        elif program:
-            findings.append(Finding("fail", f"{path}: the hooks start {program}, which does not exist; Codex "
-                                            "counts that as a failed hook and lets every action through", fix))
-        else:
-            findings.append(Finding("ok", f"{path}: all {len(events)} events registered"))
-    return findings or [Finding("info", "not installed for Codex", reinstall("codex", "project", setup.project))]
+    return registration_findings(setup, REGISTRATION, _locations(setup))
+
+
+def _stale(path: Path) -> list[str]:
+    return sorted({event for event, _, _, group, handler in _our_handlers(path)
+                   if _expected(event, handler) != (group.get("matcher"), handler)})
+
+
+REGISTRATION = Registration(
+    runtime="codex", title="Codex", expected=frozenset(event for event, *_ in install.REGISTRATIONS),
+    events=install.installed_events, stale=_stale,
+    program=lambda path: first_missing_program(h[4]["command"] for h in _our_handlers(path)),
+    why={"stale": " (and Codex no longer trusts an edited hook)",
+         "program": "; Codex counts that as a failed hook and lets every action through"})
 
 
 def check_feature(setup: Setup) -> list[Finding]:

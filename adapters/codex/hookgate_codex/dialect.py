@@ -36,14 +36,13 @@ import msgspec
 
 from hookgate.errors import PayloadError
 from hookgate.hookcall import Answer
-from hookgate.model.codec import event_from_builtins
+from hookgate.model.codec import decode_object, event_from_builtins
 from hookgate.model.events import TOOL_EVENTS, Event
 from hookgate.model.verdicts import Ask, Modify, Refusal, Retry, Verdict
 
 from hookgate.formats.apply_patch import PatchError, is_patch_file_input, tool_calls
 
 runtime = "codex"
-_decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
 
 # Codex glues a tool's namespace onto its name in hook payloads ("multi_agent_v1wait_agent");
@@ -65,14 +64,7 @@ _KNOWN = frozenset({*_REFUSABLE, *_CONTEXT, *_HALT, *_SILENT, "PostCompact", "In
 
 
 def decode(raw: bytes) -> list[Event]:
-    if not raw.strip():
-        raise PayloadError("empty payload: expected one JSON object on stdin", raw)
-    try:
-        payload = _decoder.decode(raw)
-    except (msgspec.DecodeError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
-        raise PayloadError(f"invalid payload: {exc}", raw) from None
-    if not isinstance(payload, dict):
-        raise PayloadError(f"invalid payload: expected an object, got {type(payload).__name__}", raw)
+    payload = decode_object(raw)
     event_name = payload.get("hook_event_name")
     if not isinstance(event_name, str) or event_name not in TOOL_EVENTS:  # a non-string name is refused below
         events = [event_from_builtins(payload)]

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hookgate.checks import Finding, Installs, Setup, missing_command, reinstall
+from hookgate.checks import Finding, Installs, Registration, Setup, first_missing_program, registration_findings
 
 from . import install
 
@@ -38,29 +38,13 @@ def _installed(setup: Setup) -> list[tuple[str, Path]]:
 
 
 def check_registration(setup: Setup) -> list[Finding]:
-    findings = []
-    for where, path in _locations(setup):
-        try:
-            events = install.installed_events(path)
-        except ValueError as exc:
-            findings.append(Finding("fail", str(exc), f"fix or move {path}"))
-            continue
-        if not events:
-            continue
-        fix = reinstall("gemini", where, setup.project)
-        missing = sorted({event for event, *_ in install.REGISTRATIONS} - events)
-        program = next((p for _, command in install.installed_commands(path) if (p := missing_command(command))), None)
-        stale = install.stale_events(path)
-        if missing:
-            findings.append(Finding("fail", f"{path}: no hookgate hook for {', '.join(missing)}", fix))
-        elif stale:
-            findings.append(Finding("fail", f"{path}: the registration of {', '.join(stale)} differs from the "
-                                            "lifecycle matrix", fix))
-        elif program:
-            findings.append(Finding("fail", f"{path}: the hooks start {program}, which does not exist", fix))
-        else:
-            findings.append(Finding("ok", f"{path}: all {len(events)} events registered"))
-    return findings or [Finding("info", "not installed for Gemini CLI", reinstall("gemini", "project", setup.project))]
+    return registration_findings(setup, REGISTRATION, _locations(setup))
+
+
+REGISTRATION = Registration(
+    runtime="gemini", title="Gemini CLI", expected=frozenset(event for event, *_ in install.REGISTRATIONS),
+    events=install.installed_events, stale=install.stale_events,
+    program=lambda path: first_missing_program(command for _, command in install.installed_commands(path)))
 
 
 def check_trust(setup: Setup) -> list[Finding]:

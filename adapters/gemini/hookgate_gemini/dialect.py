@@ -51,12 +51,11 @@ import msgspec
 
 from hookgate.errors import PayloadError
 from hookgate.hookcall import Answer
-from hookgate.model.codec import event_from_builtins
+from hookgate.model.codec import decode_object, event_from_builtins
 from hookgate.model.events import Event
 from hookgate.model.verdicts import Ask, Modify, Refusal, Retry, Verdict
 
 runtime = "gemini"
-_decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
 _sorted = msgspec.json.Encoder(order="sorted")  # a call's id must not depend on key order
 
@@ -90,14 +89,7 @@ _CONTEXT = frozenset({"SessionStart", "UserPromptSubmit", "PostToolUse"})
 
 
 def decode(raw: bytes) -> list[Event]:
-    if not raw.strip():
-        raise PayloadError("empty payload: expected one JSON object on stdin", raw)
-    try:
-        payload = _decoder.decode(raw)
-    except (msgspec.DecodeError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
-        raise PayloadError(f"invalid payload: {exc}", raw) from None
-    if not isinstance(payload, dict):
-        raise PayloadError(f"invalid payload: expected an object, got {type(payload).__name__}", raw)
+    payload = decode_object(raw)
     name = payload.get("hook_event_name")
     if not isinstance(name, str):
         raise PayloadError("invalid payload: no hook_event_name", raw)

@@ -64,22 +64,11 @@ def registrations(command: str) -> dict[str, list[dict[str, Any]]]:
 
 
 def install(path: Path, command: str) -> bool:
-    settings = hooksjson.read(path)
-    hooks = settings.setdefault("hooks", {})
-    hooksjson.remove_handlers(hooks, is_ours)
-    for event, groups in registrations(command).items():
-        hooks.setdefault(event, []).extend(groups)
-    return hooksjson.write(path, settings, is_ours)
+    return hooksjson.register(path, registrations(command), is_ours)
 
 
 def uninstall(path: Path) -> bool:
-    if not path.exists():
-        return False
-    settings = hooksjson.read(path)
-    hooks = settings.get("hooks", {})
-    if hooksjson.remove_handlers(hooks, is_ours) and not hooks:
-        del settings["hooks"]  # it held only what was taken out
-    return hooksjson.write(path, settings, is_ours)
+    return hooksjson.unregister(path, is_ours)
 
 
 def notes(path: Path, env: Mapping[str, str] = os.environ) -> list[str]:

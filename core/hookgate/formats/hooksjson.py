@@ -82,6 +82,29 @@ def write(path: Path, document: dict[str, Any], is_ours: Callable[[Any], bool]) 
     return True
 
 
+def register(path: Path, registrations: Mapping[str, list[Any]], is_ours: Callable[[Any], bool]) -> bool:
+    """Make the hookgate handlers of the document at `path` exactly `registrations` (event ->
+    matcher groups): its own old ones (`is_ours`) out, these appended, every other byte kept."""
+    document = read(path)
+    hooks = document.setdefault("hooks", {})
+    remove_handlers(hooks, is_ours)
+    for event, groups in registrations.items():
+        hooks.setdefault(event, []).extend(groups)
+    return write(path, document, is_ours)
+
+
+def unregister(path: Path, picked: Callable[[Any], bool]) -> bool:
+    """Take the handlers `picked` chooses out of the document at `path` (hookgate's own on
+    uninstall, another guard's on `hookgate migrate`), keeping everything else."""
+    if not path.exists():
+        return False
+    document = read(path)
+    hooks = document.get("hooks", {})
+    if remove_handlers(hooks, picked) and not hooks:
+        del document["hooks"]  # it held only what was taken out
+    return write(path, document, picked)
+
+
 def _edited(old: str | None, document: dict[str, Any], is_ours: Callable[[Any], bool]) -> str | None:
     try:
         text = jsontext.remove(old, is_ours) if old is not None else None

@@ -20,6 +20,7 @@ _envelope = msgspec.json.Decoder(_Envelope)
 # decodes one event
 _decoders: dict[str, msgspec.json.Decoder[Event]] = {}
 _as_dict = msgspec.json.Decoder(dict[str, Any])
+_any = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
 
 
@@ -38,6 +39,20 @@ def decode_event(raw: bytes) -> Event:
     if not name:
         raise PayloadError("invalid payload: no hook_event_name", raw)
     return unknown_event(name, fields)
+
+
+def decode_object(raw: bytes) -> dict[str, Any]:
+    """A runtime's own payload (a dialect's input) as one JSON object. Raises PayloadError, never
+    anything else: empty, not JSON, absurdly deep, or not an object."""
+    if not raw.strip():
+        raise PayloadError("empty payload: expected one JSON object on stdin", raw)
+    try:
+        payload = _any.decode(raw)
+    except (msgspec.DecodeError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
+        raise PayloadError(f"invalid payload: {exc}", raw) from None
+    if not isinstance(payload, dict):
+        raise PayloadError(f"invalid payload: expected an object, got {type(payload).__name__}", raw)
+    return payload
 
 
 def _decoder(name: str) -> msgspec.json.Decoder[Event] | None:
