@@ -20,7 +20,7 @@ from .engine.context import Context
 from .engine.loop import Decision, Engine
 from .errors import ConfigError, PayloadError
 from .model.events import Event
-from .model.verdicts import Refusal, Verdict, combine
+from .model.verdicts import Ask, Refusal, Retry, Verdict, combine
 from .engine_builder import build_engine
 from .recording import decision_records
 from .store.pin import governing_root
@@ -37,6 +37,21 @@ class Answer(msgspec.Struct, frozen=True):
     stdout: bytes = b""
     stderr: str = ""
     exit_code: int = 0
+
+
+def refusal_reason(event_name: str, verdict: Verdict, runtime_title: str) -> str | None:
+    """The reason `verdict` refuses the event with on a runtime whose hooks cannot ask the user
+    (Codex, Gemini CLI): a refusal's reason (a retry says when), or an ask on PreToolUse turned
+    into a refusal that tells the model to ask; None when it does not refuse."""
+    if verdict.refuses and isinstance(verdict, Refusal):
+        reason = verdict.reason or "refused by hookgate policy (the gate gave no reason)"
+        if isinstance(verdict, Retry):
+            reason = f"{reason} (temporary: retry in {verdict.delay_ms / 1000:g}s)"
+        return reason
+    if event_name == "PreToolUse" and isinstance(verdict, Ask):
+        return (f"{verdict.reason or 'this call needs the user to confirm it'} (needs the user's "
+                f"confirmation, which a {runtime_title} hook cannot ask for: ask the user in the conversation)")
+    return None
 
 
 class Dialect(Protocol):

@@ -35,10 +35,10 @@ from typing import Any
 import msgspec
 
 from hookgate.errors import PayloadError
-from hookgate.hookcall import Answer
+from hookgate.hookcall import Answer, refusal_reason
 from hookgate.model.codec import decode_object, event_from_builtins
 from hookgate.model.events import TOOL_EVENTS, Event
-from hookgate.model.verdicts import Ask, Modify, Refusal, Retry, Verdict
+from hookgate.model.verdicts import Modify, Verdict
 
 from hookgate.formats.apply_patch import PatchError, is_patch_file_input, tool_calls
 
@@ -168,14 +168,9 @@ def render(event_name: str, verdict: Verdict) -> Answer:
 
 def _refusal(event_name: str, verdict: Verdict) -> str | None:
     """The reason this verdict refuses the event with, on Codex; None when it does not."""
-    if verdict.refuses and isinstance(verdict, Refusal):
-        reason = verdict.reason or "refused by hookgate policy (the gate gave no reason)"
-        if isinstance(verdict, Retry):
-            reason = f"{reason} (temporary: retry in {verdict.delay_ms / 1000:g}s)"
+    reason = refusal_reason(event_name, verdict, "Codex")
+    if reason is not None:
         return reason
-    if event_name == "PreToolUse" and isinstance(verdict, Ask):
-        return (f"{verdict.reason or 'this call needs the user to confirm it'} (needs the user's "
-                "confirmation, which a Codex hook cannot ask for: ask the user in the conversation)")
     if event_name == "PreToolUse" and isinstance(verdict, Modify) and codex_input(verdict.updated_input) is None:
         return ("hookgate would rewrite this call, and Codex cannot carry a rewrite of one file of a patch; "
                 "it is refused instead. Make the change the policy asks for and patch again.")

@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping
 
 from hookgate import lifecycle
 from hookgate.formats import hooksjson
+from hookgate.installers import fail_closed
 
 from . import trust
 from .tomlfile import TomlFile
@@ -43,17 +44,10 @@ def config_path(project: Path | None, env: Mapping[str, str] = os.environ) -> Pa
 
 
 def hook_command(command: str, event: str) -> str:
-    """The handler command. Codex has no fail-closed switch: a handler that crashes, cannot
-    start or exits with anything but 0 or 2 counts as "failed", and the action goes ahead. For the
-    gating events the command therefore turns every such exit into exit 2 with a reason. It runs
-    under `sh` because Codex starts hooks with the user's login shell, which may not be POSIX."""
-    direct = f"{command} hook codex --event {event}"
-    if event not in lifecycle.fail_closed_events():
-        return direct
-    script = (f'"$@" hook codex --event {event}; s=$?; case $s in 0|2) exit $s;; esac; '
-              f'echo "hookgate could not run (exit $s): {event} is blocked until it is repaired; '
-              f'run: hookgate doctor" >&2; exit 2')
-    return f"sh -c {shlex.quote(script)} hookgate {command}"
+    """The handler command. Codex counts a handler that crashes, cannot start or exits
+    with anything but 0 or 2 as "failed" and lets the action go ahead, so the gating events' command
+    is exit-2 wrapped (installers/fail_closed.py)."""
+    return fail_closed.hook_command(command, "codex", event)
 
 
 def registrations(command: str) -> dict[str, list[dict[str, Any]]]:

@@ -50,10 +50,10 @@ from typing import Any, Mapping
 import msgspec
 
 from hookgate.errors import PayloadError
-from hookgate.hookcall import Answer
+from hookgate.hookcall import Answer, refusal_reason
 from hookgate.model.codec import decode_object, event_from_builtins
 from hookgate.model.events import Event
-from hookgate.model.verdicts import Ask, Modify, Refusal, Retry, Verdict
+from hookgate.model.verdicts import Modify, Verdict
 
 runtime = "gemini"
 _encoder = msgspec.json.Encoder()
@@ -187,15 +187,7 @@ def _gemini_name(event_name: str) -> str:
 
 def _refusal(event_name: str, verdict: Verdict) -> str | None:
     """The reason this verdict refuses the event with, on Gemini CLI; None when it does not."""
-    if verdict.refuses and isinstance(verdict, Refusal):
-        reason = verdict.reason or "refused by hookgate policy (the gate gave no reason)"
-        if isinstance(verdict, Retry):
-            reason = f"{reason} (temporary: retry in {verdict.delay_ms / 1000:g}s)"
-        return reason
-    if event_name == "PreToolUse" and isinstance(verdict, Ask):
-        return (f"{verdict.reason or 'this call needs the user to confirm it'} (needs the user's "
-                "confirmation, which a Gemini CLI hook cannot ask for: ask the user in the conversation)")
-    return None
+    return refusal_reason(event_name, verdict, "Gemini CLI")
 
 
 def _feedback(reason: str, verdict: Verdict) -> str:

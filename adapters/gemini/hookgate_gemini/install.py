@@ -20,6 +20,7 @@ from typing import Any, Mapping
 
 from hookgate import lifecycle
 from hookgate.formats import hooksjson
+from hookgate.installers import fail_closed
 
 # canonical event, Gemini's event, matcher (None: the event takes none), timeout (s), fail closed
 # when hookgate itself cannot run; generated from the lifecycle matrix (core/hookgate/lifecycle.toml)
@@ -42,16 +43,10 @@ def config_path(project: Path | None, env: Mapping[str, str] = os.environ) -> Pa
 
 
 def hook_command(command: str, event: str) -> str:
-    """The handler command. Gemini CLI has no fail-closed switch: a hook that exits 1, what a
-    crashed Python exits with, is a warning and the action goes ahead. For the gating events the
-    command therefore turns every exit but 0 and 2 into exit 2 with a reason."""
-    direct = f"{command} hook gemini --event {event}"
-    if event not in lifecycle.fail_closed_events():
-        return direct
-    script = (f'"$@" hook gemini --event {event}; s=$?; case $s in 0|2) exit $s;; esac; '
-              f'echo "hookgate could not run (exit $s): {event} is blocked until it is repaired; '
-              f'run: hookgate doctor" >&2; exit 2')
-    return f"sh -c {shlex.quote(script)} hookgate {command}"
+    """The handler command. Gemini CLI counts a hook that exits 1, what a crashed Python
+    exits with, as a warning and lets the action go ahead, so the gating events' command is exit-2
+    wrapped (installers/fail_closed.py)."""
+    return fail_closed.hook_command(command, "gemini", event)
 
 
 def registrations(command: str) -> dict[str, list[dict[str, Any]]]:
