@@ -68,6 +68,46 @@ def test_timeout_also_holds_off_the_main_thread(ctx):
     assert result["d"].verdict.kind == "block"
 
 
+def test_one_timer_per_event_still_bounds_every_gate_by_its_own_timeout(ctx):
+    """The event's one timer is armed for the first gate's deadline: a later gate gets its whole
+    timeout (not what is left of the first one's), and a later, shorter one is still cut short."""
+    import signal
+
+    def nap(seconds):
+        return lambda e, c: time.sleep(seconds)
+
+    engine = Engine([
+        gate("a-slow-but-in-time", nap(0.3), timeout=0.5, priority=1),
+        gate("b-in-time-from-its-own-start", nap(0.35), timeout=0.5, priority=2),  # 0.65 s after the event began
+        gate("c-patient", nap(0.05), timeout=60, priority=3),
+        gate("d-overruns", nap(5), timeout=0.2, priority=4, may_block=True, fail_mode="closed"),
+        gate("e-after-it", nap(0.25), timeout=0.3, priority=5),
+    ])
+    before = signal.getsignal(signal.SIGALRM)
+    started = time.monotonic()
+    decision = engine.evaluate(pre(), ctx)
+    assert time.monotonic() - started < 3  # the 5 s nap was cut short
+    assert decision.failed == ("d-overruns",) and decision.verdict.kind == "block"
+    assert [r["gate"] for r in ctx.records if r["event"] == "gate_error"] == ["d-overruns"]
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # nothing left armed for the caller
+    assert signal.getsignal(signal.SIGALRM) is before  # and the caller's handler is back
+
+
+def test_a_gate_running_another_under_a_deadline_keeps_both_bounds(ctx):
+    from hookgate.engine.deadline import GateTimeout, call_with_deadline
+
+    def outer(event, c):
+        call_with_deadline(time.sleep, 10.0, 0.05)  # an inner call with a longer timeout of its own
+        with pytest.raises(GateTimeout):
+            call_with_deadline(time.sleep, 0.2, 5)  # a shorter inner one is cut at its own
+        time.sleep(5)  # the outer gate's deadline still holds after the inner calls
+
+    started = time.monotonic()
+    decision = Engine([gate("outer", outer, timeout=0.6, may_block=True, fail_mode="closed")]).evaluate(pre(), ctx)
+    assert time.monotonic() - started < 3
+    assert decision.failed == ("outer",)
+
+
 def test_a_gate_not_declared_a_blocker_cannot_block(ctx):
     for refusal in (Block(reason="no", context="ctx"), Retry(reason="later"), Ask(reason="sure?")):
         ctx.records.clear()

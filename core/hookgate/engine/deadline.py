@@ -1,14 +1,24 @@
-"""Run a gate under a deadline without paying for a thread on every call.
+"""Run gates under deadlines without paying for a thread, or even a timer, per gate.
 
-On the main thread a SIGALRM timer interrupts the gate (two syscalls per call, so the in-process
-engine keeps its speed); elsewhere the gate runs on a helper thread that is abandoned, not killed,
-when it overruns.
+On the main thread one SIGALRM timer serves a whole event (`event_deadlines`): it is armed once,
+for the deadline of the first gate, and each later gate only notes when its own deadline is. When
+the timer fires, the handler looks at the gate running now: past its deadline, it is interrupted
+(GateTimeout); not yet, the timer is set again for that gate's deadline. So the timer always
+fires at or before the running gate's deadline, and every gate stays bounded by its own timeout,
+as with a timer per gate, for two timer calls and two handler swaps per event instead of per
+gate. A gate that starts with a deadline earlier than the timer's re-arms it.
+
+Elsewhere (not the main thread, the only one signals reach) each gate runs on a helper thread that
+is abandoned, not killed, when it overruns.
 """
 
 from __future__ import annotations
 
+import _thread
 import signal
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+import time
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 if TYPE_CHECKING:  # the C module has no stubs; its signal() is signal.signal without the enum wrapping
     _signal = signal
@@ -16,6 +26,10 @@ else:
     import _signal  # signal.signal wraps every handler in an enum lookup that costs more than the gate
 
 T = TypeVar("T")
+_HAS_ALARM = hasattr(signal, "setitimer")
+# a timer that fires this close before the running gate's deadline counts as at it: the
+# real-time timer and the monotonic clock need not agree to the microsecond
+_SLACK = 0.001
 
 
 class GateTimeout(Exception):
@@ -24,34 +38,95 @@ class GateTimeout(Exception):
         self.seconds = seconds
 
 
-def call_with_deadline(fn: Callable[..., T], seconds: float | None, *args: Any) -> T:
-    if not seconds or seconds <= 0:
-        return fn(*args)
-    if hasattr(signal, "setitimer"):
-        return _with_alarm(fn, seconds, args)
-    return _with_thread(fn, seconds, args)
+class _Alarm:
+    """The one timer of an event on the main thread, and the gate it guards now."""
 
+    def __init__(self) -> None:
+        self.deadline: float | None = None  # the running gate's, on the monotonic clock
+        self.seconds = 0.0  # its timeout, for the message
+        self.armed: float | None = None  # when the timer fires; None: not armed
 
-def _with_alarm(fn: Callable[..., T], seconds: float, args: tuple[Any, ...]) -> T:
-    armed = True
+    def on_alarm(self, signum: int, frame: Any) -> None:
+        self.armed = None
+        deadline = self.deadline
+        if deadline is None:  # between gates, or a late alarm after the last one returned
+            return
+        left = deadline - time.monotonic()
+        if left <= _SLACK:
+            self.deadline = None  # interrupted once, as a timer per gate did
+            raise GateTimeout(self.seconds)
+        self.arm(deadline, left)
 
-    def on_alarm(signum: int, frame: Any) -> None:
-        if armed:  # a late alarm after the gate returned must not hit the caller
-            raise GateTimeout(seconds)
+    def arm(self, at: float, seconds: float) -> None:
+        self.armed = at
+        signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-6))
 
-    try:
-        previous = _signal.signal(signal.SIGALRM, on_alarm)
-    except ValueError:  # not the main thread, the only one signals reach
-        return _with_thread(fn, seconds, args)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+    def run(self, fn: Callable[..., T], seconds: float, args: tuple[Any, ...]) -> T:
+        outer = (self.deadline, self.seconds)  # a gate may run another under its own deadline
+        now = time.monotonic()
+        deadline = now + seconds
+        if outer[0] is not None and outer[0] < deadline:
+            self.deadline = outer[0]  # the inner call cannot outlive the outer one
+        else:
+            self.deadline, self.seconds = deadline, seconds
+        deadline = self.deadline
+        if self.armed is None or self.armed > deadline:
+            self.arm(deadline, deadline - now)
         try:
             return fn(*args)
         finally:
-            armed = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            self.deadline, self.seconds = outer
+            if outer[0] is not None and (self.armed is None or self.armed > outer[0]):
+                self.arm(outer[0], outer[0] - time.monotonic())  # the inner one's timer fired or was later
+
+
+# the main thread's event scope, with that thread's id: signals only ever reach the main thread,
+# and a gate on another thread must not take its deadline from it
+_active: tuple[int, _Alarm] | None = None
+
+
+def _alarm_here() -> _Alarm | None:
+    active = _active
+    return active[1] if active is not None and active[0] == _thread.get_ident() else None
+
+
+@contextmanager
+def event_deadlines() -> Iterator[None]:
+    """The scope of one event's gates: on the main thread, one timer for all of them (see the
+    module's docstring); nested scopes share the outer one."""
+    global _active
+    if not _HAS_ALARM or _active is not None:
+        yield
+        return
+    alarm = _Alarm()
+    try:
+        previous = _signal.signal(signal.SIGALRM, alarm.on_alarm)
+    except ValueError:  # not the main thread: each gate gets a helper thread
+        yield
+        return
+    _active = (_thread.get_ident(), alarm)
+    try:
+        yield
     finally:
+        _active = None
+        alarm.deadline = None
+        if alarm.armed is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
         _signal.signal(signal.SIGALRM, previous)
+
+
+def call_with_deadline(fn: Callable[..., T], seconds: float | None, *args: Any) -> T:
+    if not seconds or seconds <= 0:
+        return fn(*args)
+    alarm = _alarm_here()
+    if alarm is not None:
+        return alarm.run(fn, seconds, args)
+    if _active is None:
+        with event_deadlines():  # a call outside any event's scope: a scope of its own
+            alarm = _alarm_here()
+            if alarm is not None:
+                return alarm.run(fn, seconds, args)
+    return _with_thread(fn, seconds, args)
 
 
 def _with_thread(fn: Callable[..., T], seconds: float, args: tuple[Any, ...]) -> T:
@@ -75,3 +150,4 @@ def _with_thread(fn: Callable[..., T], seconds: float, args: tuple[Any, ...]) ->
         result: T = value
         return result
     raise value
+

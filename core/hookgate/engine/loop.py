@@ -11,7 +11,7 @@ import msgspec
 from ..model.events import Event, PermissionRequest, PreToolUse
 from ..model.verdicts import ALLOW, Allow, Ask, Block, Context as ContextVerdict, Modify, Refusal, Retry, Verdict, combine
 from .context import Context
-from .deadline import call_with_deadline
+from .deadline import call_with_deadline, event_deadlines
 from .gate import Gate, Observer
 from .matcher import Matcher, compile_matcher
 
@@ -65,7 +65,8 @@ class Engine:
             notices = ctx.session.pop_notices()
             if notices:
                 verdicts.append(ContextVerdict(context="\n".join(notices)))
-        return self._decide(event, ctx, verdicts)
+        with event_deadlines():  # one timer for all the event's gates, each still bounded by its own
+            return self._decide(event, ctx, verdicts)
 
     def _decide(self, event: Event, ctx: Context, verdicts: list[Verdict]) -> Decision:
         blocked: list[str] = []
