@@ -21,13 +21,46 @@ def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequen
     joined = os.path.join(cwd, path)
     lexical = os.path.normpath(joined)
     try:
-        real = os.path.realpath(joined)
+        real = resolved(joined)
     except (OSError, ValueError):
         real = lexical
     root_forms = _longest_first(tuple(roots))
     markers = _marker_parts(tuple(worktree_markers))
     spellings = (_strip_worktree(_relative(absolute, root_forms).lower(), markers) for absolute in (lexical, real))
     return tuple(dict.fromkeys(spellings))
+
+
+_PROC_FD = "/proc/self/fd/" if os.path.isdir("/proc/self/fd") else None
+_OPEN_DIR = os.O_PATH | os.O_DIRECTORY if hasattr(os, "O_PATH") else 0
+
+
+def resolved(path: str) -> str:
+    """os.path.realpath(path), from the kernel where it can say: the folder the path names is
+    opened (O_PATH, symlinks followed) and its name read back from /proc, and the last component
+    is looked at (a symlink there is left to realpath). Three calls instead of realpath's walk
+    of one lstat per component in Python, and nothing remembered between calls, so a symlink
+    swapped in since the last call is followed at once."""
+    parent, name = os.path.split(path)
+    if _PROC_FD is None or not _OPEN_DIR or not parent.startswith("/") or name in ("", ".", ".."):
+        return os.path.realpath(path)
+    try:
+        fd = os.open(parent, _OPEN_DIR)
+    except OSError:  # a folder that is not there (yet): realpath keeps what it cannot resolve
+        return os.path.realpath(path)
+    try:
+        folder = os.readlink(f"{_PROC_FD}{fd}")
+    finally:
+        os.close(fd)
+    if not folder.startswith("/") or folder.endswith(" (deleted)"):
+        return os.path.realpath(path)
+    try:
+        if os.lstat(path).st_mode & 0o170000 == 0o120000:  # S_IFLNK: realpath follows it
+            return os.path.realpath(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return os.path.realpath(path)
+    return folder.rstrip("/") + "/" + name
 
 
 @lru_cache(maxsize=64)
