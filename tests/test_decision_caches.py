@@ -144,3 +144,79 @@ def test_a_rule_whose_patterns_cannot_share_one_expression_is_matched_pattern_by
     assert match is not None
     assert match("apple") and match("banana") and not match("cherry")
     assert _any_of([]) is None
+
+
+# -- one policy reused across decisions (the in-process engine, the OpenCode core): the Project
+# -- object keeps the role it last read, by the identity of the role file
+
+def reused(root: Path):
+    """A decide(path) over one policy loaded once, as a long-running core holds it."""
+    import msgspec
+
+    from hookgate.engine.context import Context
+    from hookgate.hookcall import load_policy
+
+    policy = load_policy(str(root), {"HOOKGATE_PROJECT_DIR": str(root)})
+    session = policy.project.session("s")
+
+    def decide_reused(path: str) -> str | None:
+        (event,) = dialect.decode(msgspec.json.encode({
+            "session_id": "s", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": path, "content": "x"}}))
+        verdict = policy.engine.evaluate(event, Context(project=policy.project, session=session,
+                                                        config=policy.config)).verdict
+        return getattr(verdict, "reason", None) if verdict.refuses else None
+
+    return decide_reused
+
+
+@pytest.mark.parametrize("keep_mtime", [False, True], ids=["rewritten", "rewritten, mtime put back"])
+def test_a_role_rewritten_in_place_with_the_same_length_is_seen_by_a_reused_policy(root: Path,
+                                                                                  keep_mtime: bool) -> None:
+    """Same inode, same size: the file's times still move (and its ctime even when the mtime is
+    put back), so the role read before is not the answer."""
+    role = root / ".hookgate" / "current_role"
+    decide_reused = reused(root)
+    settled()
+    assert "Build role" in (decide_reused("src/player.gd") or "")
+    assert "Build role" in (decide_reused("src/player.gd") or "")  # the role read once, then known
+    before = role.stat()
+    with open(role, "r+") as f:
+        f.write("asset\n")  # the same length as "build\n"
+    if keep_mtime:
+        os.utime(role, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert role.stat().st_ino == before.st_ino and role.stat().st_size == before.st_size
+    assert "Asset role" in (decide_reused("src/player.gd") or "")
+    role.unlink()
+    assert decide_reused("src/player.gd") is None
+
+
+def test_a_role_changed_twice_within_one_tick_is_seen_by_a_reused_policy(root: Path) -> None:
+    """A role file younger than RACY_SECONDS is read on every call: two writes within one tick
+    of the file times cannot leave a stale role behind."""
+    role = root / ".hookgate" / "current_role"
+    decide_reused = reused(root)
+    for _ in range(20):
+        role.write_text("build\n")
+        assert "Build role" in (decide_reused("src/player.gd") or "")
+        with open(role, "r+") as f:
+            f.write("asset\n")
+        assert "Asset role" in (decide_reused("src/player.gd") or "")
+
+
+def test_a_folder_swapped_for_a_symlink_between_two_calls_is_seen_by_a_reused_policy(root: Path) -> None:
+    """Paths are resolved on every call (hookgate.paths.resolved): a folder the build role may
+    write, swapped for a link into the Evaluator's e2e/, is judged where the write lands."""
+    decide_reused = reused(root)
+    (root / "docs" / "notes").mkdir(parents=True)
+    (root / "e2e").mkdir()
+    target = str(root / "docs" / "notes" / "plan.md")
+    settled()
+    assert decide_reused(target) is None
+    assert decide_reused(target) is None
+    (root / "docs" / "notes").rmdir()
+    (root / "docs" / "notes").symlink_to(root / "e2e")
+    assert "cannot write to e2e/" in (decide_reused(target) or "")
+    (root / "docs" / "notes").unlink()
+    (root / "docs" / "notes").mkdir()
+    assert decide_reused(target) is None

@@ -80,7 +80,7 @@ def role_owner(ctx: Context, mtime: int | None = None) -> str | None:
     mtime = _role_mtime(ctx) if mtime is None else mtime
     if mtime is None:
         return None
-    note = _owner_note(str(ctx.project.state_dir / ctx.project.layout.role_owner))
+    note = _owner_note(ctx.project.role_owner_path)
     if not isinstance(note, dict) or note.get("mtime_ns") != mtime or not isinstance(note.get("session_id"), str):
         return None
     session_id: str = note["session_id"]
@@ -114,12 +114,14 @@ def _owner_note(path: str) -> object:
 
 
 def _claim_role(event: Event, ctx: Context) -> None:
-    mtime = _role_mtime(ctx)
+    try:
+        role, mtime = ctx.project.role_state()
+    except OSError:
+        return
     if mtime is None or not event.session_id or role_owner(ctx, mtime) is not None:
         return
-    note = {"session_id": event.session_id, "runtime": event.runtime, "role": ctx.project.current_role(),
-            "mtime_ns": mtime}
-    locked.replace(ctx.project.state_dir / ctx.project.layout.role_owner, msgspec.json.encode(note))
+    note = {"session_id": event.session_id, "runtime": event.runtime, "role": role, "mtime_ns": mtime}
+    locked.replace(Path(ctx.project.role_owner_path), msgspec.json.encode(note))
 
 
 def _drop_stale_role(event: Event, ctx: Context) -> str | None:
@@ -133,7 +135,7 @@ def _drop_stale_role(event: Event, ctx: Context) -> str | None:
 
 def _role_mtime(ctx: Context) -> int | None:
     try:
-        return ctx.project.role_path.stat().st_mtime_ns
+        return ctx.project.role_state()[1]
     except OSError:
         return None
 

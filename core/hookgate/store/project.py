@@ -22,6 +22,7 @@ from typing import Any, Mapping
 
 import msgspec
 
+from ..config.cache import RACY_SECONDS
 from . import locked
 from .layout import GODOTMAKER, HOOKGATE, Layout, choose, layout as named_layout
 from .session import SessionStore
@@ -44,6 +45,10 @@ class Project:
         self.dir = root / self.layout.dir  # the pipeline state
         self.state_dir = state_dir or self.dir
         self.role_path = self.dir / self.layout.role
+        self._role_file = str(self.role_path)
+        self.role_owner_path = str(self.state_dir / self.layout.role_owner)
+        # the role as last read, by the identity of its file (see current_role)
+        self._role_seen: tuple[tuple[int, int, int, int, int], str | None] | None = None
         self.stage_path = self.dir / self.layout.stage_log
         self.schemas_path = self.dir / self.layout.stage_schemas
 
@@ -114,8 +119,26 @@ class Project:
 
     # -- the active role -------------------------------------------------------------------
     def current_role(self) -> str | None:
+        return self.role_state()[0]
+
+    def role_state(self) -> tuple[str | None, int | None]:
+        """(the active role, the role file's mtime) from one look at the file. Its text is read
+        again whenever the file's identity (device, inode, size, mtime, ctime) changed, and
+        always while the file is younger than RACY_SECONDS: file times are coarse, and two writes
+        within one tick would leave the same identity (config/cache.py keeps the same rule)."""
+        try:
+            st = os.stat(self._role_file)
+        except (FileNotFoundError, NotADirectoryError):
+            return None, None
+        identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        seen = self._role_seen
+        if seen is not None and seen[0] == identity:
+            return seen[1], st.st_mtime_ns
         text = locked.read(self.role_path).decode(errors="replace").strip()
-        return text if ROLE_NAME.fullmatch(text) else None
+        role = text if ROLE_NAME.fullmatch(text) else None
+        settled = time.time_ns() - int(RACY_SECONDS * 1e9)
+        self._role_seen = (identity, role) if max(st.st_mtime_ns, st.st_ctime_ns) < settled else None
+        return role, st.st_mtime_ns
 
     def set_role(self, role: str) -> None:
         if not ROLE_NAME.fullmatch(role):
