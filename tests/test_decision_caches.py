@@ -85,6 +85,26 @@ def test_a_home_change_between_two_calls_moves_the_protected_place(root: Path, t
     assert "protected" in (decide(root, str(second / ".claude" / "settings.json")) or "")
 
 
+@pytest.mark.parametrize("reuse", [False, True], ids=["a call each", "one policy reused"])
+def test_a_place_named_by_a_variable_set_unset_and_moved_between_two_calls(root: Path, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch,
+                                                                          reuse: bool) -> None:
+    """`$CODEX_HOME/hooks.json` protects nothing while CODEX_HOME is unset (the compiled rules
+    are keyed on the variable, unset included), then the place it names, wherever it moves."""
+    judge = reused(root) if reuse else (lambda path: decide(root, path))
+    first, second = tmp_path / "codex-a", tmp_path / "codex-b"
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    assert judge(str(first / "hooks.json")) is None
+    monkeypatch.setenv("CODEX_HOME", str(first))
+    assert "protected" in (judge(str(first / "hooks.json")) or "")
+    assert judge(str(second / "hooks.json")) is None
+    monkeypatch.setenv("CODEX_HOME", str(second))
+    assert judge(str(first / "hooks.json")) is None
+    assert "protected" in (judge(str(second / "hooks.json")) or "")
+    monkeypatch.delenv("CODEX_HOME")
+    assert judge(str(second / "hooks.json")) is None
+
+
 def test_a_policy_added_or_removed_between_two_calls_changes_the_engine(root: Path) -> None:
     policies = root / ".hookgate" / "policies"
     policies.mkdir()

@@ -35,7 +35,9 @@ CASES = [
     "src/player.gd", "src/new.gd", "docs/to_src/player.gd", "docs/to_src/new.gd", "docs/abs_src/deep/x",
     "docs/file_link", "docs/dangling", "docs/loop", "docs/loop/x", "docs/chain/player.gd",
     "docs/to_src/../docs/x", "docs/to_src/..", "docs/to_src/.", "missing/dir/x.gd", "outside/proj/src/x",
-    "src/player.gd/x", "docs/to_src/deep/../../README", "src//deep///x", "",
+    "src/player.gd/x", "docs/to_src/deep/../../README", "src//deep///x", "", "missing/../src/x",
+    "docs/dangling/x.gd", "docs/dangling/more/x.gd", "docs/to_src/missing/deeper/x", "src/player.gd/more/x",
+    "docs/loop/more/x", "missing/./x", "missing/x/",
 ]
 
 
@@ -88,7 +90,8 @@ def test_resolved_agrees_with_realpath_on_random_trees(tmp_path_factory: pytest.
 def test_the_kernel_answers_where_it_can(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparisons above would pass if resolved() were realpath itself: here it may not call it."""
     expected = {rel: os.path.realpath(os.path.join(str(tree), rel))
-                for rel in ("src/player.gd", "src/new.gd", "docs/to_src/new.gd", "docs/chain/player.gd")}
+                for rel in ("src/player.gd", "src/new.gd", "docs/to_src/new.gd", "docs/chain/player.gd",
+                            "missing/dir/x.gd", "docs/to_src/missing/deeper/x")}
 
     def refuse(path: str) -> str:
         raise AssertionError(f"realpath called for {path}")

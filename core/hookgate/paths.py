@@ -37,30 +37,67 @@ _OPEN_DIR = os.O_PATH | os.O_DIRECTORY if hasattr(os, "O_PATH") else 0
 def resolved(path: str) -> str:
     """os.path.realpath(path), from the kernel where it can say: the folder the path names is
     opened (O_PATH, symlinks followed) and its name read back from /proc, and the last component
-    is looked at (a symlink there is left to realpath). Three calls instead of realpath's walk
-    of one lstat per component in Python, and nothing remembered between calls, so a symlink
-    swapped in since the last call is followed at once."""
+    is looked at (a symlink there is left to realpath). Three or four calls instead of
+    realpath's walk of one lstat per component in Python, and nothing remembered between calls,
+    so a symlink swapped in since the last call is followed at once."""
     parent, name = os.path.split(path)
     if _PROC_FD is None or not _OPEN_DIR or not parent.startswith("/") or name in ("", ".", ".."):
         return os.path.realpath(path)
     try:
-        fd = os.open(parent, _OPEN_DIR)
-    except OSError:  # a folder that is not there (yet): realpath keeps what it cannot resolve
+        folder = _folder(parent)
+    except FileNotFoundError:
+        return _below_missing(path)
+    except OSError:
         return os.path.realpath(path)
     try:
-        folder = os.readlink(f"{_PROC_FD}{fd}")
-    finally:
-        os.close(fd)
-    if not folder.startswith("/") or folder.endswith(" (deleted)"):
-        return os.path.realpath(path)
-    try:
-        if os.lstat(path).st_mode & 0o170000 == 0o120000:  # S_IFLNK: realpath follows it
+        if folder is None or os.lstat(path).st_mode & 0o170000 == _S_IFLNK:  # realpath follows a link
             return os.path.realpath(path)
     except FileNotFoundError:
         pass
     except OSError:
         return os.path.realpath(path)
     return folder.rstrip("/") + "/" + name
+
+
+_S_IFLNK, _S_IFDIR = 0o120000, 0o040000
+
+
+def _folder(path: str) -> str | None:
+    """Where the folder `path` is, as the kernel resolved it; None when /proc cannot say."""
+    fd = os.open(path, _OPEN_DIR)
+    try:
+        folder = os.readlink(f"{_PROC_FD}{fd}")
+    finally:
+        os.close(fd)
+    return folder if folder.startswith("/") and not folder.endswith(" (deleted)") else None
+
+
+def _below_missing(path: str) -> str:
+    """realpath of a path whose folder does not exist: the names that do not exist are kept as
+    they are, below the deepest folder that does. A missing name that is a dangling symlink, or
+    a `..` among them, is left to realpath."""
+    tail: list[str] = []
+    head = path
+    while True:
+        head, name = os.path.split(head)
+        if name in ("", ".", ".."):
+            return os.path.realpath(path)
+        tail.append(name)
+        try:
+            st = os.lstat(head)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return os.path.realpath(path)
+        if st.st_mode & 0o170000 not in (_S_IFDIR, _S_IFLNK):  # a file: realpath keeps going past it
+            return os.path.realpath(path)
+        try:
+            folder = _folder(head)  # a link is followed, to a folder; a dangling one fails here
+        except OSError:
+            return os.path.realpath(path)
+        if folder is None:
+            return os.path.realpath(path)
+        return folder.rstrip("/") + "/" + "/".join(reversed(tail))
 
 
 @lru_cache(maxsize=64)

@@ -50,6 +50,27 @@ def denial(rule_set: RuleSet, rel: str, classes: Mapping[str, list[str]], root: 
 # per (id(rules), id(classes), root, those names' values). The entries hold the objects whose ids
 # they are keyed on, so an id cannot be reused while its entry lives.
 _names: dict[int, tuple[object, object, tuple[str, ...]]] = {}
+# os.environ's own table (bytes -> bytes, kept by every assignment to os.environ): a lookup of a
+# name that is not set costs os.environ.get a KeyError, and a rule list names several such places
+_ENVIRON: "dict[bytes, bytes] | None" = getattr(os.environ, "_data", None) if os.name == "posix" else None
+
+
+def _environment(names: tuple[str, ...]) -> tuple[object, ...]:
+    if _ENVIRON is None or not isinstance(_ENVIRON, dict):
+        return tuple(os.environ.get(name) for name in names)
+    return tuple(_ENVIRON.get(name) for name in _encoded(names))
+
+
+_encoded_names: dict[tuple[str, ...], tuple[bytes, ...]] = {}
+
+
+def _encoded(names: tuple[str, ...]) -> tuple[bytes, ...]:
+    encoded = _encoded_names.get(names)
+    if encoded is None:
+        if len(_encoded_names) >= MAX_COMPILED:
+            _encoded_names.clear()
+        encoded = _encoded_names[names] = tuple(os.fsencode(name) for name in names)
+    return encoded
 _compiled: dict[tuple[object, ...], tuple[object, object, list[tuple[PathRule, Test]]]] = {}
 
 
@@ -62,7 +83,7 @@ def compiled(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
         if len(_names) >= MAX_COMPILED:
             _names.clear()
         known = _names[id(rules)] = (rules, classes, names)
-    key = (id(rules), id(classes), root, *(os.environ.get(name) for name in known[2]))
+    key = (id(rules), id(classes), root, _environment(known[2]))
     entry = _compiled.get(key)
     if entry is None or entry[0] is not rules or entry[1] is not classes:
         if len(_compiled) >= MAX_COMPILED:
