@@ -48,7 +48,11 @@ def interleaved(fns: dict[str, Callable[[], object]]) -> dict[str, float]:
 
 
 def project(root: Path, role: str = "build") -> None:
+    """A project whose folders are there, as a game's are: the written files land in folders
+    that exist (a write into a new folder costs a lookup more per missing folder)."""
     (root / ".hookgate").mkdir(parents=True)
+    for folder in ("src", "docs"):
+        (root / folder).mkdir()
     (root / ".hookgate" / "current_role").write_text(role + "\n")
 
 

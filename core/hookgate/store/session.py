@@ -10,6 +10,7 @@ layout below; GodotMaker's keeps one session at a time in metrics_current.jsonl 
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -50,6 +51,7 @@ class SessionStore:
         self.metrics_path = at(self.layout.session_metrics)
         self.state_path = at(self.layout.session_state)
         self.notices_path = at(self.layout.notices)
+        self._notices_file = str(self.notices_path)
         self.decisions_path = at(self.layout.decisions)
         self.lifetime_path = at(self.layout.lifetime_metrics)
         self.dir = self.metrics_path.parent
@@ -124,7 +126,7 @@ class SessionStore:
         locked.append(self.notices_path, _encoder.encode(text) + b"\n")
 
     def pop_notices(self) -> list[str]:
-        if not self.notices_path.exists():
+        if not os.path.exists(self._notices_file):  # the common case, on every call: one stat
             return []
         with locked.exclusive(self._lock):
             raw = locked.read(self.notices_path)
