@@ -100,3 +100,16 @@ def test_a_new_session_starts_a_new_log(tmp_path: Path) -> None:
     assert [d["hook_event"] for d in decisions(p)] == ["SessionStart"]
     p.session_start("compact")
     assert [d["hook_event"] for d in decisions(p)] == ["SessionStart", "SessionStart"]
+
+
+def test_a_text_scrubbed_before_is_scrubbed_alike_and_long_texts_are_not_kept() -> None:
+    """scrub remembers short texts it has seen (a pure function of the text): the second sight
+    of a secret is redacted as the first, and a text past the memo's length is not kept."""
+    from hookgate import recording
+
+    secret = "export GITHUB_TOKEN=ghp_" + "a" * 36
+    first = recording.scrub(secret)
+    assert first == recording.scrub(secret) and first[1] and "ghp_" not in first[0]
+    assert recording.scrub(secret + " # again")[1]
+    long_text = "x" * (recording._MEMO_CHARS + 1) + " password=hunter22"
+    assert recording.scrub(long_text)[1] and long_text not in recording._SCRUBBED

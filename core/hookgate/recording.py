@@ -58,8 +58,29 @@ _HARMLESS_VALUES = frozenset({"", "true", "false", "none", "null", "0", "1"})
 DIGEST_ONLY = frozenset({"tool_response"})
 
 
+# scrub is a pure function of its text, and a session's calls repeat most of theirs (the working
+# directory, the session id, the paths, the reasons): short texts are scrubbed once per process
+_SCRUBBED: dict[str, tuple[str, bool]] = {}
+_MEMO_CHARS = 1024
+_MEMO_ENTRIES = 2048
+
+
 def scrub(text: str) -> tuple[str, bool]:
     """The text with secrets replaced; whether anything was."""
+    if len(text) < 8:
+        return text, False
+    known = _SCRUBBED.get(text)
+    if known is not None:
+        return known
+    scrubbed = _scrub(text)
+    if len(text) <= _MEMO_CHARS:
+        if len(_SCRUBBED) >= _MEMO_ENTRIES:
+            _SCRUBBED.clear()
+        _SCRUBBED[text] = scrubbed
+    return scrubbed
+
+
+def _scrub(text: str) -> tuple[str, bool]:
     found = False
 
     def assignment(match: re.Match[str]) -> str:
@@ -75,8 +96,6 @@ def scrub(text: str) -> tuple[str, bool]:
         found = True
         return REDACTED
 
-    if len(text) < 8:
-        return text, False
     lower = text.lower()
     out = text
     for hint, pattern in _TOKENS:  # first: `Authorization: Bearer <token>` is a token, not a value `Bearer`

@@ -49,6 +49,7 @@ class Project:
         self.role_owner_path = str(self.state_dir / self.layout.role_owner)
         # the role as last read, by the identity of its file (see current_role)
         self._role_seen: tuple[tuple[int, int, int, int, int], str | None] | None = None
+        self._sessions: dict[str, SessionStore] = {}
         self.stage_path = self.dir / self.layout.stage_log
         self.schemas_path = self.dir / self.layout.stage_schemas
 
@@ -100,7 +101,15 @@ class Project:
         return found, False
 
     def session(self, session_id: str) -> SessionStore:
-        return SessionStore(self.state_dir, session_id, self.layout)
+        """The store of one session. A store is only where that session's files are (it reads
+        them afresh on every call), so a project keeps the few it has handed out: a long-running
+        core does not work the same paths out again on every decision."""
+        store = self._sessions.get(session_id)
+        if store is None:
+            if len(self._sessions) >= 64:
+                self._sessions.clear()
+            store = self._sessions[session_id] = SessionStore(self.state_dir, session_id, self.layout)
+        return store
 
     def sessions(self) -> list[SessionStore]:
         """The sessions with records, the latest first (a GodotMaker layout keeps only the current one)."""
