@@ -112,3 +112,59 @@ def test_project_is_found_from_a_subdirectory(tmp_path: Path):
     deep.mkdir(parents=True)
     assert Project.find(deep, env={}).root == tmp_path.resolve()
     assert Project.find(deep, env={"HOOKGATE_PROJECT_DIR": str(deep)}).root == deep.resolve()
+
+
+def test_an_append_after_the_file_was_replaced_or_removed_lands_in_the_file_the_path_names(tmp_path):
+    """locked.append keeps its descriptors open between calls (store/locked.py): a log replaced
+    (a session reset) or removed since the last append gets the next line, not the old inode."""
+    import os
+
+    from hookgate.store import locked
+
+    log = tmp_path / "logs" / "metrics.jsonl"
+    locked.append(log, b"one\n")
+    locked.append(log, b"two\n")
+    assert log.read_bytes() == b"one\ntwo\n"
+    locked.replace(log, b"")  # a new inode under the same name
+    locked.append(log, b"three\n")
+    assert log.read_bytes() == b"three\n"
+    log.unlink()
+    locked.append(log, b"four\n")
+    assert log.read_bytes() == b"four\n"
+    moved = tmp_path / "logs" / "old.jsonl"
+    os.rename(log, moved)
+    log.write_bytes(b"")  # another file took the name
+    locked.append(log, b"five\n")
+    assert log.read_bytes() == b"five\n" and moved.read_bytes() == b"four\n"
+
+
+def test_a_fork_appends_through_its_own_descriptor_and_holds_its_own_lock(tmp_path):
+    """A child shares its parent's open files, and a flock is held per open file: a child that
+    appended through the parent's descriptor would not be excluded by the parent's lock."""
+    import fcntl
+    import os
+
+    from hookgate.store import locked
+
+    log = tmp_path / "metrics.jsonl"
+    locked.append(log, b"parent\n")
+    parent_fd = locked._appenders[str(log)][0]
+    fcntl.flock(parent_fd, fcntl.LOCK_EX)  # the parent holds the lock, as during its own append
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its append must wait for the parent's lock
+        try:
+            locked.append(log, b"child\n")
+            os.write(write, b"1" if locked._appenders[str(log)][0] != parent_fd else b"0")
+        finally:
+            os._exit(0)
+    os.close(write)
+    import select
+
+    waited, _, _ = select.select([read], [], [], 1.0)
+    assert waited == []  # the child is held by the parent's lock
+    assert log.read_bytes() == b"parent\n"
+    fcntl.flock(parent_fd, fcntl.LOCK_UN)
+    assert os.read(read, 1) == b"1"  # it appended through a descriptor of its own
+    os.waitpid(pid, 0)
+    assert log.read_bytes() == b"parent\nchild\n"

@@ -25,14 +25,48 @@ def append(path: Path, data: bytes) -> None:
     """Append whole lines; concurrent appenders never interleave inside a line."""
     if not data:
         return
-    fd = _open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    fd = _appender(str(path))
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
     finally:
-        os.close(fd)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+# The files this process appends to, kept open: a long-running core appends a few logs on every
+# decision, and opening one costs more than the write. path -> (descriptor, the process that
+# opened it, device, inode). A descriptor is used only while the path still names its file (a
+# session reset replaces the logs, a cleanup removes them) and only by the process that opened
+# it: a fork shares the parent's open file, and with it the parent's lock, so it opens its own.
+_appenders: dict[str, tuple[int, int, int, int]] = {}
+_MAX_APPENDERS = 16
+
+
+def _appender(path: str) -> int:
+    kept = _appenders.get(path)
+    pid = os.getpid()
+    if kept is not None:
+        fd, opener, dev, ino = kept
+        if opener == pid:
+            try:
+                st = os.stat(path)
+                if st.st_ino == ino and st.st_dev == dev:
+                    return fd
+            except OSError:
+                pass
+            os.close(fd)
+        del _appenders[path]
+    if len(_appenders) >= _MAX_APPENDERS:
+        for fd, opener, _, _ in _appenders.values():
+            if opener == pid:
+                os.close(fd)
+        _appenders.clear()
+    fd = _open(Path(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    st = os.fstat(fd)
+    _appenders[path] = (fd, pid, st.st_dev, st.st_ino)
+    return fd
 
 
 def replace(path: Path, data: bytes) -> None:
