@@ -49,8 +49,10 @@ def resolved(path: str) -> str:
         return _below_missing(path)
     except OSError:
         return os.path.realpath(path)
+    if folder is None:
+        return os.path.realpath(path)
     try:
-        if folder is None or os.lstat(path).st_mode & 0o170000 == _S_IFLNK:  # realpath follows a link
+        if os.lstat(path).st_mode & 0o170000 == _S_IFLNK:  # realpath follows a link there
             return os.path.realpath(path)
     except FileNotFoundError:
         pass

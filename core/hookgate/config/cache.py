@@ -24,10 +24,10 @@ import msgspec
 
 from .. import __version__
 from ..store import locked
+from ..store.locked import RACY_SECONDS as RACY_SECONDS  # (named here too: where the cache's rule is told)
 from ..store.private import fnv1a64, owned_private_dir
 
 T = TypeVar("T")
-RACY_SECONDS = 2.0
 MAX_ENTRIES = 256  # per cache: past this, a write drops the least recently written half
 Key = bytes
 

@@ -29,12 +29,12 @@ from pathlib import Path
 import msgspec
 
 from .. import __version__
-from ..config.cache import RACY_SECONDS
 from ..engine.context import Context
 from ..engine.gate import Gate
 from ..model.events import Event
 from ..model.verdicts import Context as ContextVerdict, Verdict
 from ..store import locked
+from ..store.locked import RACY_SECONDS
 from .stage_checks import current_tag
 
 CONTINUING_SOURCES = frozenset({"compact"})

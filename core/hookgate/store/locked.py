@@ -10,6 +10,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+# File times are coarse (a few milliseconds): two writes within one tick can leave a file with
+# the same identity. Nothing read from a file younger than this is remembered by its identity
+# (config/cache.py, the active role in project.py).
+RACY_SECONDS = 2.0
+
 
 @contextmanager
 def exclusive(lock_path: Path) -> Iterator[None]:

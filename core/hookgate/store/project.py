@@ -22,8 +22,8 @@ from typing import Any, Mapping
 
 import msgspec
 
-from ..config.cache import RACY_SECONDS
 from . import locked
+from .locked import RACY_SECONDS
 from .layout import GODOTMAKER, HOOKGATE, Layout, choose, layout as named_layout
 from .session import SessionStore
 
