@@ -36,15 +36,22 @@ WARM_CLIENT = {"hookgate", "hookgate.cli", "hookgate.cli.hook", "hookgate.runtim
                "hookgate.warm.client", "hookgate.store", "hookgate.store.private", "_socket"}
 
 
-def probe(tmp_path, env):
+def probe(tmp_path, env, tool_name="Write", tool_input=None, decision="deny"):
+    """The modules one `hookgate hook claude` call imports, in-process; the call's decision is
+    checked (a Write of game code under the build role is refused; pass decision=None for one
+    that goes through, which answers nothing)."""
     (tmp_path / ".hookgate").mkdir(exist_ok=True)
     (tmp_path / ".hookgate" / "current_role").write_text("build\n")
+    tool_input = tool_input if tool_input is not None else {"file_path": "src/a.gd", "content": ""}
     payload = json.dumps({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(tmp_path),
-                          "tool_name": "Write", "tool_input": {"file_path": "src/a.gd", "content": ""}}).encode()
+                          "tool_name": tool_name, "tool_input": tool_input}).encode()
     done = subprocess.run([sys.executable, "-c", f"PAYLOAD={payload!r}\n" + PROBE], cwd=tmp_path,
                           capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
-    assert "permissionDecision" in done.stdout  # the probe really ran a decision
+    if decision is None:
+        assert "permissionDecision" not in done.stdout, done.stdout
+    else:
+        assert f'"permissionDecision":"{decision}"' in done.stdout, done.stdout  # the probe really decided
     return set(json.loads(done.stderr.strip().splitlines()[-1]))
 
 
@@ -52,6 +59,116 @@ def test_hook_claude_imports_no_heavy_module(tmp_path, warm):
     imported = probe(tmp_path, warm.cold())  # in-process, the way the first call of a session runs
     heavy = {m for m in imported if m.split(".")[0] in HEAVY or m in HEAVY}
     assert heavy == set()
+
+
+# what only some events need: each is imported by the gate whose event and matcher a call meets
+SHELL_READER = {"hookgate.pipeline.shell", "hookgate.pipeline.shell_lexer", "hookgate.pipeline.shell_programs",
+                "hookgate.pipeline.shell_writes", "hookgate.pipeline.self_protect", "hookgate.formats.apply_patch"}
+SUBAGENT_CHECKS = {"hookgate.pipeline.subagent_stop", "hookgate.pipeline.reports", "hookgate.pipeline.report_checks",
+                   "hookgate.pipeline.outcome", "hookgate.pipeline.completion", "hookgate.pipeline.diagnostics"}
+OTHER_EVENTS = {"hookgate.pipeline.assets", "hookgate.pipeline.stage_checks"}  # a Read; a stage completion
+# a project without hooks.json or policies: neither their reader nor the registry is loaded
+HOOK_SOURCES = {"hookgate.commandhooks.spec", "hookgate.commandhooks.gate", "hookgate.commandhooks.run",
+                "hookgate.python_hooks.hooks", "hookgate.python_hooks.chain", "hookgate.python_hooks.load"}
+
+
+def test_a_cold_write_imports_only_the_checks_of_a_write(tmp_path, warm):
+    imported = probe(tmp_path, warm.cold())
+    assert {"hookgate.pipeline.permissions", "hookgate.pipeline.stages", "hookgate.pipeline.session"} <= imported
+    assert imported & (SHELL_READER | SUBAGENT_CHECKS | OTHER_EVENTS | HOOK_SOURCES) == set()
+
+
+def test_a_cold_bash_call_imports_the_shell_reader_and_not_the_others(tmp_path, warm):
+    imported = probe(tmp_path, warm.cold(), "Bash", {"command": "echo hi > src/a.gd"})
+    assert SHELL_READER <= imported
+    assert imported & (SUBAGENT_CHECKS | OTHER_EVENTS | HOOK_SOURCES) == set()
+    imported = probe(tmp_path, warm.cold(), "Bash", {"command": "ls"}, decision=None)  # and one it lets through
+    assert SHELL_READER <= imported and imported & (SUBAGENT_CHECKS | HOOK_SOURCES) == set()
+
+
+def test_hooks_json_and_policies_still_load_their_gates_on_the_cold_path(tmp_path, warm):
+    """The sources that stay unloaded without a hooks.json or a policy load as soon as there is one."""
+    (tmp_path / ".hookgate").mkdir()
+    (tmp_path / ".hookgate" / "hooks.json").write_text(json.dumps({"PreToolUse": [
+        {"matcher": "Write", "hooks": [{"type": "command", "command": "echo 'hooks.json says no' >&2; exit 2"}]}]}))
+    imported = probe(tmp_path, warm.cold(), "Write", {"file_path": "docs/a.md", "content": ""})
+    assert {"hookgate.commandhooks.spec", "hookgate.commandhooks.gate"} <= imported
+    (tmp_path / ".hookgate" / "hooks.json").unlink()
+    (tmp_path / ".hookgate" / "policies").mkdir()
+    (tmp_path / ".hookgate" / "policies" / "p.py").write_text(
+        "from hookgate import register_hook, block\n"
+        "register_hook('no-md', 'pre_tool_use', {'tool': 'Write'}, None, lambda e: block('policy says no'))\n")
+    imported = probe(tmp_path, warm.cold(), "Write", {"file_path": "docs/a.md", "content": ""})
+    assert {"hookgate.python_hooks.hooks", "hookgate.python_hooks.chain"} <= imported
+
+
+def test_the_declared_pipeline_gates_are_the_ones_their_modules_define():
+    """pipeline/declared.py restates each module's GATES and OBSERVERS with the check named, not
+    imported: field for field the same, each name resolving to the module's own function, in the
+    order the pack has always listed them. A change on one side alone fails here."""
+    from importlib import import_module
+
+    import msgspec
+
+    from hookgate.engine.lazy import Lazy
+    from hookgate.pipeline import declared
+
+    modules = [import_module(f"hookgate.pipeline.{name}") for name in declared.MODULES]
+    defined_gates = tuple(gate for module in modules for gate in module.GATES)
+    defined_observers = tuple(observer for module in modules for observer in getattr(module, "OBSERVERS", ()))
+    assert all(isinstance(gate.check, Lazy) for gate in declared.GATES)
+    assert all(isinstance(observer.observe, Lazy) for observer in declared.OBSERVERS)
+    resolved = tuple(msgspec.structs.replace(g, check=g.check.resolve()) for g in declared.GATES)
+    assert resolved == defined_gates
+    resolved_observers = tuple(msgspec.structs.replace(o, observe=o.observe.resolve()) for o in declared.OBSERVERS)
+    assert resolved_observers == defined_observers
+    # every pipeline module that defines gates is in the table (a new one cannot be left out)
+    from pathlib import Path
+
+    import hookgate.pipeline as pack
+
+    with_gates = {path.stem for path in Path(pack.__file__).parent.glob("*.py")
+                  if "\nGATES = (" in path.read_text() or "\nOBSERVERS = (" in path.read_text()}
+    assert with_gates == set(declared.MODULES)
+
+
+def test_the_engine_from_the_declarations_decides_as_the_one_from_the_functions(tmp_path):
+    """The same gates in the same order, and the same verdicts, as an engine built from the
+    modules' own GATES; and an engine built twice from the declarations is the same one reused."""
+    from importlib import import_module
+
+    from hookgate.config.load import open_project
+    from hookgate.engine.context import Context
+    from hookgate.engine.loop import Engine
+    from hookgate.engine_builder import build_engine
+    from hookgate.model.events import PreToolUse
+    from hookgate.pipeline import declared
+    from hookgate.runtimes import stop_block_caps
+    from support import MemorySession
+
+    (tmp_path / ".hookgate").mkdir()
+    (tmp_path / ".hookgate" / "current_role").write_text("build\n")
+    project, config = open_project(tmp_path)
+    engine = build_engine(config, project)
+    assert build_engine(config, project) is engine
+    modules = [import_module(f"hookgate.pipeline.{name}") for name in declared.MODULES]
+    pipeline_ids = {gate.id for gate in declared.GATES}
+    others = [gate for gate in engine.gates if gate.id not in pipeline_ids]
+    direct = Engine([*(g for m in modules for g in m.GATES), *others],
+                    [o for m in modules for o in getattr(m, "OBSERVERS", ())], stop_block_caps=stop_block_caps())
+    assert [g.id for g in engine.gates] == [g.id for g in direct.gates]
+    calls = [("Write", {"file_path": str(tmp_path / "src" / "a.gd"), "content": ""}),
+             ("Write", {"file_path": str(tmp_path / "docs" / "a.md"), "content": ""}),
+             ("Bash", {"command": "echo x > src/a.gd"}), ("Bash", {"command": "hookgate uninstall claude"}),
+             ("Bash", {"command": "ls"}), ("Read", {"file_path": str(tmp_path / "assets" / "a.png")})]
+    refused = []
+    for tool_name, tool_input in calls:
+        event = PreToolUse(session_id="s", cwd=str(tmp_path), tool_name=tool_name, tool_input=tool_input)
+        declared_decision, direct_decision = [
+            e.evaluate(event, Context(project=project, session=MemorySession(), config=config)) for e in (engine, direct)]
+        assert declared_decision == direct_decision, (tool_name, tool_input)
+        refused.append(declared_decision.verdict.refuses)
+    assert refused == [True, False, True, True, False, True], refused  # the cases differ, so the test can tell
 
 
 def test_the_warm_client_imports_only_itself_and_a_socket(tmp_path, warm):

@@ -35,7 +35,6 @@ from ..engine.gate import Gate
 from ..model.events import Event
 from ..model.verdicts import Context as ContextVerdict, Verdict
 from ..store import locked
-from .stage_checks import current_tag
 
 CONTINUING_SOURCES = frozenset({"compact"})
 # events only a live session that is working sends: the role was there while it worked
@@ -70,6 +69,8 @@ def banner(ctx: Context) -> str | None:
         return None
     if not version:
         return None
+    from .stage_checks import current_tag  # only a layout with a version file shows the tag
+
     tag = current_tag(ctx.project.root)
     return layout.banner.format(version=version, tag=tag) if tag else layout.banner_untagged.format(version=version)
 

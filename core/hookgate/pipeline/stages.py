@@ -22,7 +22,6 @@ from ..model.tools import changed_path
 from ..model.verdicts import Block, Context as ContextVerdict, Verdict
 from ..store.project import Project
 from .paths import event_readings
-from .stage_checks import STAGE_CHECKS
 
 _override_decoder = msgspec.json.Decoder()
 
@@ -30,6 +29,8 @@ _override_decoder = msgspec.json.Decoder()
 def stage_schemas(project: Project, pipeline: Pipeline) -> dict[str, StageSchema]:
     """The config's stage schemas, each role named in `.hookgate/stage_schemas.json` replaced by
     that file's entry. Raises ConfigError naming the file and the field."""
+    from .stage_checks import STAGE_CHECKS  # loaded only when a stage completion is validated
+
     schemas = dict(pipeline.stage_schemas)
     path = project.schemas_path
     try:
@@ -63,6 +64,8 @@ def stage_schemas(project: Project, pipeline: Pipeline) -> dict[str, StageSchema
 
 def validate_stage(project: Project, schema: StageSchema) -> list[str]:
     """What keeps this role from being complete; [] when its files exist and its checks pass."""
+    from .stage_checks import STAGE_CHECKS
+
     issues = [f"Required file missing: {name}" for name in schema.files if not project.path(name).exists()]
     for name in schema.checks:
         issues.extend(STAGE_CHECKS[name](project.root, project.layout.dir))
