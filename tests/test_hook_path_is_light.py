@@ -102,6 +102,20 @@ def test_hooks_json_and_policies_still_load_their_gates_on_the_cold_path(tmp_pat
     assert {"hookgate.python_hooks.hooks", "hookgate.python_hooks.chain"} <= imported
 
 
+def test_the_warm_core_imports_once_what_a_cold_call_defers(tmp_path):
+    """What a cold call imports only when its event needs it, the warm core imports while it
+    primes, so that no fork pays for it (its scratch project has no hooks.json and no policy)."""
+    script = ("import json, sys\nfrom hookgate.warm.server import prime\nprime(sys.argv[1], sys.argv[2])\n"
+              "print(json.dumps(sorted(sys.modules)))")
+    (tmp_path / "project").mkdir()
+    (tmp_path / "scratch").mkdir()
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "project"), str(tmp_path / "scratch")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    deferred = SHELL_READER | SUBAGENT_CHECKS | OTHER_EVENTS | HOOK_SOURCES
+    assert deferred - set(json.loads(done.stdout.splitlines()[-1])) == set()
+
+
 def test_the_declared_pipeline_gates_are_the_ones_their_modules_define():
     """pipeline/declared.py restates each module's GATES and OBSERVERS with the check named, not
     imported: field for field the same, each name resolving to the module's own function, in the

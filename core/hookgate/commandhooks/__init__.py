@@ -69,6 +69,11 @@ def observers(config: "Config", project: "Project | None") -> tuple[Observer, ..
     return ()
 
 
+def preload() -> None:
+    """The reader, the gate and the runner (the warm core's: its scratch project has no hooks.json)."""
+    from . import gate, run, spec  # noqa: F401
+
+
 def _present(path: Path) -> bool:
     """False only when the file is not there at all, the one case the reader skips in silence
     (spec._Reader.read); any other failure to stat it is the reader's to report."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..engine.lazy import Lazy
 from .declared import GATES, OBSERVERS
 
 if TYPE_CHECKING:
@@ -21,3 +22,15 @@ def gates(config: "Config", project: "Project | None") -> "tuple[Gate, ...]":
 
 def observers(config: "Config", project: "Project | None") -> "tuple[Observer, ...]":
     return OBSERVERS
+
+
+def preload() -> None:
+    """Every module of the pack, the checks and what they load on use (the warm core's)."""
+    from importlib import import_module
+    from pkgutil import iter_modules
+
+    for module in iter_modules(__path__):
+        import_module(f"{__name__}.{module.name}")
+    for check in (*(g.check for g in GATES), *(o.observe for o in OBSERVERS)):
+        if isinstance(check, Lazy):
+            check.resolve()

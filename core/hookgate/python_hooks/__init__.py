@@ -89,6 +89,12 @@ def observers(config: "Config", project: "Project | None") -> tuple[Observer, ..
     return ()
 
 
+def preload() -> None:
+    """The loader, the registry, the chain and the results (the warm core's: its scratch project
+    has no policies)."""
+    from . import chain, hooks, load, results  # noqa: F401
+
+
 def loaded(config: "Config", project: "Project | None") -> "tuple[Registry, list[str]]":
     from .load import load
 

@@ -354,9 +354,11 @@ def prime(project: str, scratch: str) -> None:
     by deciding a few calls in a scratch project that has no policies and no command hooks (and
     a scratch HOME: no user's global hooks either). The project's own policies never run here:
     they run, afresh, in each call's fork."""
+    from hookgate.engine_builder import preload_sources
     from hookgate.hookcall import Dialect, handle
     from hookgate.runtimes import STDIN, plug
 
+    preload_sources()  # what a call imports only on first use (a check its event matches, hooks.json's reader)
     root = Path(scratch)
     (root / ".hookgate").mkdir()
     (root / ".hookgate" / "current_role").write_text("build\n")
