@@ -20,7 +20,8 @@ from typing import Any, ClassVar, Iterable, Literal
 import msgspec
 
 from ..engine.matcher import Matcher, compile_matcher
-from . import GLOBAL_FILE, hook_files  # noqa: F401 (in the package: a hook call checks for the files without this module)
+# in the package itself: a hook call looks for the files without importing this module
+from . import GLOBAL_FILE as GLOBAL_FILE, hook_files as hook_files
 
 # seed 002's events and whether a handler can block them; the matcher is tested against the
 # canonical event's own match field (tool name, source, agent type, trigger; none for the others)
