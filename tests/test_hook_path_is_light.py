@@ -116,43 +116,30 @@ def test_the_warm_core_imports_once_what_a_cold_call_defers(tmp_path):
     assert deferred - set(json.loads(done.stdout.splitlines()[-1])) == set()
 
 
-def test_the_declared_pipeline_gates_are_the_ones_their_modules_define():
-    """pipeline/declared.py restates each module's GATES and OBSERVERS with the check named, not
-    imported: field for field the same, each name resolving to the module's own function, in the
-    order the pack has always listed them. A change on one side alone fails here."""
-    from importlib import import_module
-
-    import msgspec
-
+def test_every_declared_check_names_a_function_of_the_pack():
+    """pipeline/declared.py names each check, not imports it: every name resolves to a function
+    of a pipeline module (a typo or a renamed check fails here, not on the first event it matches)."""
     from hookgate.engine.lazy import Lazy
     from hookgate.pipeline import declared
 
-    modules = [import_module(f"hookgate.pipeline.{name}") for name in declared.MODULES]
-    defined_gates = tuple(gate for module in modules for gate in module.GATES)
-    defined_observers = tuple(observer for module in modules for observer in getattr(module, "OBSERVERS", ()))
-    assert all(isinstance(gate.check, Lazy) for gate in declared.GATES)
-    assert all(isinstance(observer.observe, Lazy) for observer in declared.OBSERVERS)
-    resolved = tuple(msgspec.structs.replace(g, check=g.check.resolve()) for g in declared.GATES)
-    assert resolved == defined_gates
-    resolved_observers = tuple(msgspec.structs.replace(o, observe=o.observe.resolve()) for o in declared.OBSERVERS)
-    assert resolved_observers == defined_observers
-    # every pipeline module that defines gates is in the table (a new one cannot be left out)
-    from pathlib import Path
-
-    import hookgate.pipeline as pack
-
-    with_gates = {path.stem for path in Path(pack.__file__).parent.glob("*.py")
-                  if "\nGATES = (" in path.read_text() or "\nOBSERVERS = (" in path.read_text()}
-    assert with_gates == set(declared.MODULES)
+    checks = [g.check for g in declared.GATES] + [o.observe for o in declared.OBSERVERS]
+    assert checks and all(isinstance(check, Lazy) for check in checks)
+    for check in checks:
+        function = check.resolve()
+        assert callable(function) and function.__module__ == check.ref.partition(":")[0], check.ref
+        assert function.__module__.startswith("hookgate.pipeline.")
+    ids = [g.id for g in declared.GATES] + [o.id for o in declared.OBSERVERS]
+    assert len(ids) == len(set(ids))
 
 
 def test_the_engine_from_the_declarations_decides_as_the_one_from_the_functions(tmp_path):
-    """The same gates in the same order, and the same verdicts, as an engine built from the
-    modules' own GATES; and an engine built twice from the declarations is the same one reused."""
-    from importlib import import_module
+    """The same gates in the same order, and the same verdicts, as an engine whose pipeline checks
+    are the functions themselves; and an engine built twice from the declarations is reused."""
+    import msgspec
 
     from hookgate.config.load import open_project
     from hookgate.engine.context import Context
+    from hookgate.engine.lazy import Lazy
     from hookgate.engine.loop import Engine
     from hookgate.engine_builder import build_engine
     from hookgate.model.events import PreToolUse
@@ -165,11 +152,12 @@ def test_the_engine_from_the_declarations_decides_as_the_one_from_the_functions(
     project, config = open_project(tmp_path)
     engine = build_engine(config, project)
     assert build_engine(config, project) is engine
-    modules = [import_module(f"hookgate.pipeline.{name}") for name in declared.MODULES]
     pipeline_ids = {gate.id for gate in declared.GATES}
     others = [gate for gate in engine.gates if gate.id not in pipeline_ids]
-    direct = Engine([*(g for m in modules for g in m.GATES), *others],
-                    [o for m in modules for o in getattr(m, "OBSERVERS", ())], stop_block_caps=stop_block_caps())
+    functions = [msgspec.structs.replace(g, check=g.check.resolve()) for g in declared.GATES]
+    observers = [msgspec.structs.replace(o, observe=o.observe.resolve()) if isinstance(o.observe, Lazy) else o
+                 for o in declared.OBSERVERS]
+    direct = Engine([*functions, *others], observers, stop_block_caps=stop_block_caps())
     assert [g.id for g in engine.gates] == [g.id for g in direct.gates]
     calls = [("Write", {"file_path": str(tmp_path / "src" / "a.gd"), "content": ""}),
              ("Write", {"file_path": str(tmp_path / "docs" / "a.md"), "content": ""}),

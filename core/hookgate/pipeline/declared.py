@@ -1,11 +1,7 @@
-"""The pipeline pack's gates and observers as data: what the engine, explain, doctor and parity
-need to know of each, and the "module:function" of its check, imported on the first event it
-matches (engine/lazy.py). A cold hook call then imports only the checks of its own event: a Write
-loads neither the shell reader nor the subagent report checks.
-
-Each module below still defines its own GATES (its check beside its declaration, what its tests
-use); tests/test_hook_path_is_light.py holds this table equal to them, field by field, so the two
-cannot drift."""
+"""The pipeline pack's gates and observers, declared here and nowhere else: what the engine,
+explain, doctor and parity need to know of each, and the "module:function" of its check, imported
+on the first event it matches (engine/lazy.py). A cold hook call then imports only the checks of
+its own event: a Write loads neither the shell reader nor the subagent report checks."""
 
 from __future__ import annotations
 
@@ -32,13 +28,13 @@ GATES: tuple[Gate, ...] = (
     Gate(
         id="check_file_permissions", events=("PreToolUse",), matcher=FILE_TOOL_MATCHER,
         check=_check("permissions:check_file_permissions"), may_block=True, fail_mode="closed", priority=10,
-        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),
+        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),  # without it: role rules only
         description="role and subagent write rules, driven by .hookgate/current_role",
     ),
     Gate(
         id="check_shell_writes", events=("PreToolUse",), matcher="Bash",
         check=_check("shell_writes:check_shell_writes"), may_block=True, fail_mode="closed", priority=10,
-        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),
+        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),  # without it: role rules only
         description="a shell command writing a file meets the write rules of a Write; stage.jsonl only via validation",
     ),
     Gate(
@@ -50,7 +46,7 @@ GATES: tuple[Gate, ...] = (
     Gate(
         id="stage_reminder", events=("PreToolUse",), matcher="Write|Edit|MultiEdit",
         check=_check("stages:stage_reminder"), may_block=True, fail_mode="closed", priority=20,
-        needs=("block:PreToolUse", "context:PreToolUse?"),
+        needs=("block:PreToolUse", "context:PreToolUse?"),  # the context: the next-role hint
         description="validates a role's outputs before its completion enters stage.jsonl; names the next role",
     ),
     Gate(
@@ -62,7 +58,7 @@ GATES: tuple[Gate, ...] = (
     Gate(
         id="check_asset_access", events=("PreToolUse",), matcher="Read",
         check=_check("assets:check_asset_access"), may_block=True, fail_mode="closed", priority=20,
-        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),
+        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),  # without it subagents are held too
         description="the lead may not read images under assets/ while a role is active; it dispatches an analyst",
     ),
     Gate(
@@ -73,7 +69,7 @@ GATES: tuple[Gate, ...] = (
     Gate(
         id="check_worker_report", events=("SubagentStop",), check=_check("subagent_stop:check_worker_report"),
         may_block=True, fail_mode="closed", block_limit=BlockLimit(per="agent", limit=2),
-        needs=("block:SubagentStop", "fires:SubagentStart?"),
+        needs=("block:SubagentStop", "fires:SubagentStart?"),  # without it: the stop's agent_type or report
         description="a pipeline subagent's report has its role's sections, outcome block and substance",
     ),
     Gate(
@@ -90,7 +86,3 @@ OBSERVERS: tuple[Observer, ...] = (
     Observer(id="log_subagent_stop", events=("SubagentStop",), observe=_check("subagent_stop:log_subagent_stop"),
              description="records subagent_stop with the final outcome_kind (terminal, rejected_attempt, unverified)"),
 )
-
-# the modules that define them, in that order (the drift test compares against their GATES/OBSERVERS)
-MODULES = ("session", "permissions", "shell_writes", "self_protect", "stages", "assets", "agents", "subagent_stop",
-           "completion")

@@ -31,7 +31,6 @@ import msgspec
 from .. import __version__
 from ..config.cache import RACY_SECONDS
 from ..engine.context import Context
-from ..engine.gate import Gate
 from ..model.events import Event
 from ..model.verdicts import Context as ContextVerdict, Verdict
 from ..store import locked
@@ -137,15 +136,3 @@ def _role_mtime(ctx: Context) -> int | None:
         return ctx.project.role_path.stat().st_mtime_ns
     except OSError:
         return None
-
-
-GATES = (
-    Gate(
-        id="session_start",
-        events=("SessionStart", *CLAIMING_EVENTS),
-        check=session_start,
-        priority=0,
-        needs=("fires:SessionStart", "context:SessionStart?"),
-        description="resets the session, drops a pipeline role another session owns, names hookgate's version and preset",
-    ),
-)

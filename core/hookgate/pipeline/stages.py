@@ -15,7 +15,6 @@ import msgspec
 
 from ..config.schema import Pipeline, StageSchema
 from ..engine.context import Context
-from ..engine.gate import Gate
 from ..errors import ConfigError
 from ..model.events import Event, ToolEvent
 from ..model.tools import changed_path
@@ -180,29 +179,3 @@ def check_stage_prerequisites(event: Event, ctx: Context) -> Verdict | None:
         return None
     return Block(reason=f"Cannot dispatch worker - '{role}' role prerequisites missing:\n"
                  + "\n".join(f"  - {issue}" for issue in issues))
-
-
-GATES = (
-    Gate(
-        id="stage_reminder",
-        events=("PreToolUse",),
-        matcher="Write|Edit|MultiEdit",
-        check=stage_reminder,
-        may_block=True,
-        fail_mode="closed",
-        priority=20,
-        needs=("block:PreToolUse", "context:PreToolUse?"),  # the context is the next-role hint
-        description="validates a role's outputs before its completion enters stage.jsonl; names the next role",
-    ),
-    Gate(
-        id="check_stage_prerequisites",
-        events=("PreToolUse",),
-        matcher="Agent",
-        check=check_stage_prerequisites,
-        may_block=True,
-        fail_mode="closed",
-        priority=20,
-        needs=("block:PreToolUse",),
-        description="build/fixgap may dispatch only after gdd/evaluate completed and their outputs exist",
-    ),
-)
