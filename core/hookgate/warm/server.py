@@ -440,7 +440,7 @@ def refresh_config(project: str) -> None:
     if config.effect.enabled:  # the effect check's latest readings, decoded (effect/store.py)
         from hookgate.effect.store import store_for
 
-        store_for(found.root).preload()
+        store_for(found.root).preload(str(found.root))
 
 
 def code_changed_since(started_ns: int) -> bool:
