@@ -75,6 +75,24 @@ def test_a_file_install_created_is_gone_after_uninstall(runtime, codex_home):
     assert not path.exists()
 
 
+@pytest.mark.parametrize("runtime", ["claude", "gemini"])
+def test_a_project_folder_install_made_goes_with_its_file_and_one_the_user_had_stays(runtime, tmp_path):
+    from hookgate_gemini import install as gemini
+
+    module = {"claude": claude, "gemini": gemini}[runtime]
+    project = tmp_path / "project"
+    project.mkdir()
+    path = project / f".{runtime}" / "settings.json"
+    module.install(path, COMMAND)
+    module.uninstall(path)
+    assert list(project.iterdir()) == []  # the project as it was: no empty .claude/ or .gemini/ left
+    (path.parent).mkdir()
+    (path.parent / "agents.md").write_text("the user's\n")
+    module.install(path, COMMAND)
+    module.uninstall(path)
+    assert sorted(p.name for p in path.parent.iterdir()) == ["agents.md"]
+
+
 EDITS = [
     # (what the user did while hookgate was installed, as a text replacement in the file)
     ("odd-indent-key-order.json", '"model":  "opus"', '"model":  "sonnet"'),

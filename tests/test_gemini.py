@@ -100,6 +100,21 @@ def test_a_rewrite_is_tool_input_in_geminis_keys():
     assert out["hookSpecificOutput"]["tool_input"] == {"agent_name": "worker", "prompt": "other"}
 
 
+def test_a_rewritten_call_is_paired_by_the_id_its_aftertool_will_carry():
+    """AfterTool carries the input as the rewrite left it (measured on the pinned binary: the
+    real effect test of a rewritten call fails without this pairing)."""
+    given = {"session_id": "s", "cwd": "/p", "tool_name": "replace",
+             "tool_input": {"file_path": "a.md", "old_string": "x", "new_string": "y"}}
+    before = json.dumps({**given, "hook_event_name": "BeforeTool"}).encode()
+    rewrite = {"file_path": "/p/a.md", "old_string": "x", "new_string": "z", "replace_all": True}
+    merged = {**given["tool_input"], **dialect.gemini_input(rewrite)}
+    (after,) = dialect.decode(json.dumps({**given, "hook_event_name": "AfterTool", "tool_input": merged,
+                                          "tool_response": {}}).encode())
+    (pre,) = dialect.decode(before)
+    assert dialect.call_id_after(before, rewrite) == after.tool_use_id != pre.tool_use_id
+    assert dialect.call_id_after(b"not json", rewrite) is None
+
+
 def test_context_goes_where_gemini_passes_it_on():
     for event, name in (("SessionStart", "SessionStart"), ("UserPromptSubmit", "BeforeAgent"), ("PostToolUse", "AfterTool")):
         assert answer(event, Verdict(context="note"))[1] == {

@@ -20,7 +20,7 @@ from .engine.context import Context
 from .engine.loop import Decision, Engine
 from .errors import ConfigError, PayloadError
 from .model.events import Event
-from .model.verdicts import Ask, Refusal, Retry, Verdict, combine
+from .model.verdicts import Ask, Modify, Refusal, Retry, Verdict, combine
 from .engine_builder import build_engine
 from .recording import decision_records
 from .store.pin import governing_root
@@ -145,6 +145,8 @@ def handle(dialect: Dialect, raw: bytes, env: Mapping[str, str] = os.environ, ev
         if error is not None:
             return _failed(dialect, policy, event_hint, error)
         verdict, _, ctx = decide(policy, events)
+        if isinstance(verdict, Modify):
+            _follow_rewrite(dialect, raw, events[0], verdict, policy)
         answer = dialect.render(events[0].name, verdict)
         warnings = "\n".join(ctx.warnings)
         if warnings:
@@ -152,6 +154,21 @@ def handle(dialect: Dialect, raw: bytes, env: Mapping[str, str] = os.environ, ev
         return answer
     except Exception as exc:  # a bug in hookgate itself: still answer, per the fail mode
         return _crashed(dialect, events, event_hint, exc, env)
+
+
+def _follow_rewrite(dialect: Dialect, raw: bytes, event: Event, verdict: Modify, policy: Policy) -> None:
+    """A runtime that derives a call's id from its input (Gemini CLI) names the after-event of a
+    rewritten call by the rewritten input: the effect check's reading of the call follows it, or
+    its after-event would find none and the call's effect would go unchecked."""
+    after_id = getattr(dialect, "call_id_after", None)
+    before_id = getattr(event, "tool_use_id", None)
+    if after_id is None or before_id is None or event.name != "PreToolUse":
+        return
+    renamed = after_id(raw, verdict.updated_input)
+    if renamed and renamed != before_id:
+        from .effect import follow_rewrite
+
+        follow_rewrite(event, renamed, policy.project.root)
 
 
 def _root(dialect: Dialect, events: Sequence[Event], env: Mapping[str, str]) -> Path | None:

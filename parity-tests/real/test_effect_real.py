@@ -149,3 +149,31 @@ def test_gemini_cli_puts_back_what_a_failing_shell_call_wrote(tmp_path: Path, fa
     assert run.returncode == 0, run.stderr[-3000:]
     check(work, player, fake_model, "gm_effect_fail", command, "gemini")
     assert {m.get("hook_event") for m in metrics(work) if m["event"] == "write_reverted"} == {"PostToolUse"}
+
+
+# a user's hook that rewrites every shell call into one the shell gate cannot read (the gates after
+# it judge the rewritten input: a plain `>> src/player.gd` would be refused before it ran)
+REWRITE_TO_PLAYER = f"""\
+from hookgate import modify, register_hook
+
+
+def rewrite(event):
+    return modify({{**event.tool_input, "command": {PRINTF!r}}})
+
+
+register_hook("rewrite-shell", "pre_tool_use", {{"tool": "Bash"}}, {{"priority": 50}}, rewrite)
+"""
+
+
+@pytest.mark.proves("effect_restore@gemini")
+def test_gemini_cli_puts_back_what_a_call_rewritten_by_a_hook_wrote(tmp_path: Path, fake_model: FakeModel) -> None:
+    """Gemini CLI gives a call no id: hookgate derives one from the input, and the AfterTool carries
+    the input as a hook rewrote it, so the reading taken before the call has to follow the rewrite
+    (an unpaired after-event would leave the call's effect unchecked)."""
+    work, home, player = _gemini_project(tmp_path)
+    (work / ".hookgate" / "policies").mkdir(parents=True)
+    (work / ".hookgate" / "policies" / "rewrite.py").write_text(REWRITE_TO_PLAYER)
+    marker = fake_model.script("gm_effect_rewrite", Call("run_shell_command", {"command": "echo hi"}), Say("Tuned."))
+    run = gemini.run_gemini(work, home, fake_model, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr[-3000:]
+    check(work, player, fake_model, "gm_effect_rewrite", PRINTF, "gemini")

@@ -123,6 +123,20 @@ def call_id(payload: dict[str, Any], tool: str, given: dict[str, Any]) -> str:
     return "gemini-" + hashlib.sha256(text).hexdigest()[:20]
 
 
+def call_id_after(raw: bytes, updated_input: dict[str, Any]) -> str | None:
+    """The id this BeforeTool's AfterTool will carry once a hook rewrote its input: Gemini CLI
+    merges the rewrite over the model's arguments and sends the merged input with the AfterTool,
+    so the id derived from it is another one (the effect check's reading must follow it)."""
+    try:
+        payload = decode_object(raw)
+    except PayloadError:
+        return None
+    tool, given = payload.get("tool_name"), payload.get("tool_input")
+    if not isinstance(tool, str) or not isinstance(given, dict):
+        return None
+    return call_id(payload, tool, {**given, **gemini_input(updated_input)})
+
+
 def canonical_call(tool: str, given: dict[str, Any], cwd: str) -> tuple[str, dict[str, Any]]:
     if tool not in TOOLS:
         return tool, given

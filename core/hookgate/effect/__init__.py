@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..model.verdicts import Verdict
     from ..store.project import Project
 
-__all__ = ["covers", "note_allowed", "gates", "observers", "prepare"]
+__all__ = ["covers", "note_allowed", "follow_rewrite", "gates", "observers", "prepare"]
 
 
 def note_allowed(paths: "Iterable[os.PathLike[str] | str]", root: "os.PathLike[str] | str") -> None:
@@ -67,6 +67,13 @@ def prepare(config: "Config", project: "Project") -> None:
     if role is not None:
         protection_for(Agent(role, False, None), config, root)
     store_for(project.root).preload(root)
+
+
+def follow_rewrite(event: "Event", tool_use_id: str, root: "os.PathLike[str] | str") -> None:
+    """The runtime will name this call's after-event `tool_use_id` (see check.rename_call)."""
+    from .check import rename_call
+
+    rename_call(event, tool_use_id, root)
 
 
 def _role(ctx: "Context") -> str | None:

@@ -237,6 +237,20 @@ def begin(event: Event, ctx: Context, refused: bool) -> None:
     ledger.open_call(store, call, agent)
 
 
+def rename_call(event: Event, tool_use_id: str, root: "os.PathLike[str] | str") -> None:
+    """A hook rewrote this call's input, and its runtime derives the after-event's id from the
+    input (Gemini CLI): the reading the call started from, and its ledger entry, go under the id
+    the after-event will carry."""
+    old, new = call_id(event), f"{event.session_id}/{tool_use_id}"
+    if old is None:
+        return
+    store = store_for(root)
+    before = store.rename_call(old, new)
+    if before is not None:
+        ledger.close(store, old)
+        ledger.open_call(store, new, Agent(*before.agent))
+
+
 def _rekeyed(before: Index, protection: Protection, store: Store) -> Index:
     files = {rel: f for rel, f in before.files.items() if protection.reason(rel)}
     return Index(key=protection.key, t=before.t, agent=before.agent, dirs={}, files=files)

@@ -158,6 +158,14 @@ class Store:
         finally:
             claimed.unlink(missing_ok=True)
 
+    def rename_call(self, old: str, new: str) -> Index | None:
+        """The reading `old` started from, now the one `new` starts from; None when there is none."""
+        try:
+            os.rename(self.call_path(old), self.call_path(new))
+        except FileNotFoundError:
+            return None
+        return self._load(self.call_path(new))
+
     def prune_calls(self, now: float | None = None) -> None:
         limit = (now or time.time()) - STALE_CALL_SECONDS
         try:

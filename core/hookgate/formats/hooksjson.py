@@ -76,6 +76,10 @@ def write(path: Path, document: dict[str, Any], is_ours: Callable[[Any], bool]) 
     text = _edited(old, document, is_ours)
     if text is None:
         path.unlink()  # hookgate created it, and it holds nothing else
+        try:
+            path.parent.rmdir()  # the folder install made for it (.claude/, .gemini/), if it is empty now
+        except OSError:
+            pass
         return True
     path.parent.mkdir(parents=True, exist_ok=True)
     locked.replace(path, text.encode())
