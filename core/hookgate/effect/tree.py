@@ -162,8 +162,8 @@ def read(index: Index, root: str, now: int, protection: "Protection", skip: Skip
     """read_dirs and changed_files against `index`: its folders, whether any was listed again, the
     files changed since and those gone. While no folder moved (nearly every call) the lstats run
     over a list of paths built once per index (_Plan), not over the folders' names."""
-    plan = plan_for(index, root)
-    if plan.folders_unchanged():
+    plan = plan_for(index, root) if _worth_a_plan(index, root) else None
+    if plan is not None and plan.folders_unchanged():
         changed, gone = plan.changed_files()
         return index.dirs, False, changed, gone
     dirs, listed = read_dirs(index.dirs, root, now, protection, skip)
@@ -219,6 +219,25 @@ class _Plan(NamedTuple):
 # plans by the index they were built from (the entry holds the index, so its id is not reused)
 _plans: dict[int, tuple[Index, str, _Plan]] = {}
 MAX_PLANS = 16
+
+
+# indexes read once in this process without a plan (same shape as _plans)
+_read_once: dict[int, tuple[Index, str]] = {}
+
+
+def _worth_a_plan(index: Index, root: str) -> bool:
+    """Building a plan costs about what it saves in two readings, so one is built for an index
+    read a second time in this process (a long-lived core: OpenCode's), or ahead of time (the warm
+    core builds the latest readings' for its forks, each of which reads once)."""
+    key = id(index)
+    for cache in (_plans, _read_once):
+        hit = cache.get(key)
+        if hit is not None and hit[0] is index and hit[1] == root:
+            return True
+    if len(_read_once) >= MAX_PLANS:
+        _read_once.clear()
+    _read_once[key] = (index, root)
+    return False
 
 
 def plan_for(index: Index, root: str) -> _Plan:
