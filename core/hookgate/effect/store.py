@@ -2,7 +2,7 @@
 protected files (one index per protection), the index as it was when each call started (its
 manifest), a copy of each protected file's bytes, and the ledger of writes hookgate allowed.
 
-    <state dir>/effect/index-<key>.msgpack   the latest reading for one protection
+    <state dir>/effect/index-<key>.msgpack   the latest reading for one protection (a tag, then msgpack)
     <state dir>/effect/calls/<call>.msgpack  the reading a call started from (a hard link to the
                                              index written before it: no copy)
     <state dir>/effect/blobs/<sha256>        file bytes, named by their digest, written once

@@ -161,7 +161,7 @@ def read(index: Index, root: str, now: int, protection: "Protection", skip: Skip
          ) -> tuple[dict[str, Dir], bool, dict[str, os.stat_result], list[str]]:
     """read_dirs and changed_files against `index`: its folders, whether any was listed again, the
     files changed since and those gone. While no folder moved (nearly every call) the lstats run
-    over a list of paths built once per index (_Plan), not over the folders' names."""
+    over the index's plan (_Plan) where it has one worth building, not over the folders' names."""
     plan = plan_for(index, root) if _worth_a_plan(index, root) else None
     if plan is not None and plan.folders_unchanged():
         changed, gone = plan.changed_files()
