@@ -439,10 +439,10 @@ def refresh_config(project: str) -> None:
     # the rule lists compiled for this project and environment (HOME and the places its patterns
     # name): a fork whose caller has the same environment judges a write without compiling
     prepare(config.pipeline, str(found.root))
-    if config.effect.enabled:  # the effect check's latest readings, decoded (effect/store.py)
-        from hookgate.effect.store import store_for
+    if config.effect.enabled:  # the effect check ready: its readings decoded, its rules compiled
+        from hookgate.effect import prepare as prepare_effect
 
-        store_for(found.root).preload()
+        prepare_effect(config, found)
 
 
 def code_changed_since(started_ns: int) -> bool:
