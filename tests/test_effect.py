@@ -316,11 +316,17 @@ def test_a_codex_patch_refused_for_one_file_leaves_no_reading(tmp_path):
 
 
 def test_a_reading_read_again_is_the_file_as_it_is_now(tmp_path):
-    """The store keeps decoded readings by the identity of their file (effect/store.py): a
-    replaced reading, and one rewritten in place with the same size, are read afresh."""
+    """The store keeps decoded readings by the tag each write draws (effect/store.py): a replaced
+    reading, one written by another process, and one rewritten in place under a new tag with the
+    same size and mtime, are read afresh; one without a tag (an older hookgate's) is decoded."""
     import os as _os
+    import subprocess
+    import sys
 
-    from hookgate.effect.store import Store
+    import msgspec
+
+    from hookgate.effect import store as store_module
+    from hookgate.effect.store import MAGIC, Store
     from hookgate.effect.tree import File, Index
 
     store = Store(tmp_path / "effect")
@@ -331,13 +337,45 @@ def test_a_reading_read_again_is_the_file_as_it_is_now(tmp_path):
     second = Index(key="k", t=2, files={"b.gd": File(5, 6, 7, 8, 0o100644, "bb")})
     store.save_index(second)
     assert store.load_index("k") == second
+    # another process replaces it (the warm core's forks, the OpenCode core and a cold hook share a store)
+    code = ("import sys; from pathlib import Path; from hookgate.effect.store import Store; "
+            "from hookgate.effect.tree import File, Index; "
+            "Store(Path(sys.argv[1])).save_index(Index(key='k', t=9, files={'z.gd': File(9, 9, 9, 9, 0o100644, 'zz')}))")
+    subprocess.run([sys.executable, "-c", code, str(store.dir)], check=True)
+    assert store.load_index("k").t == 9 and list(store.load_index("k").files) == ["z.gd"]
     path = store.index_path("k")
     stat = path.stat()
-    third = Index(key="k", t=3, files={"c.gd": File(5, 6, 7, 8, 0o100644, "cc")})
-    data = __import__("msgspec").msgpack.encode(third)
+    third = Index(key="k", t=3, files={"c.gd": File(9, 9, 9, 9, 0o100644, "cc")})
+    data = MAGIC + _os.urandom(16) + msgspec.msgpack.encode(third)
     assert len(data) == stat.st_size  # same size, written over the same inode, mtime put back
     with open(path, "r+b") as handle:
         handle.write(data)
     _os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert path.stat().st_ino == stat.st_ino and path.stat().st_mtime_ns == stat.st_mtime_ns
     assert store.load_index("k") == third
+    path.write_bytes(msgspec.msgpack.encode(second))  # no tag
+    assert store.load_index("k") == second
+    store_module._read.clear()  # a fresh process
+    store.save_index(first)
+    store_module._read.clear()
+    assert store.load_index("k") == first
+
+
+def test_a_calls_manifest_is_not_decoded_again(tmp_path):
+    """Linking a call's manifest to the index and claiming it (a rename) move the inode's ctime;
+    the reading is still the one decoded: take() returns the very object load_index() did."""
+    from hookgate.effect import store as store_module
+    from hookgate.effect.store import Store
+    from hookgate.effect.tree import File, Index
+
+    store = Store(tmp_path / "effect")
+    store.save_index(Index(key="k", t=1, files={"a.gd": File(1, 2, 3, 4, 0o100644, "aa")}))
+    store_module._read.clear()  # as a process that did not write it
+    loaded = store.load_index("k")
+    ctime = store.index_path("k").stat().st_ctime_ns
+    store.link_call("k", "s/c1")
+    assert store.take("s/c1") is loaded
+    assert store.index_path("k").stat().st_ctime_ns >= ctime
+    assert store.load_index("k") is loaded
+    store.save_index(Index(key="k", t=2), call="s/c2")  # a new reading: its manifest is that one
+    assert store.take("s/c2").t == 2 and store.load_index("k").t == 2

@@ -36,15 +36,22 @@ WARM_CLIENT = {"hookgate", "hookgate.cli", "hookgate.cli.hook", "hookgate.runtim
                "hookgate.warm.client", "hookgate.store", "hookgate.store.private", "_socket"}
 
 
-def probe(tmp_path, env):
+def probe(tmp_path, env, tool_name="Write", tool_input=None, decision="deny"):
+    """The modules one `hookgate hook claude` call imports, in-process; the call's decision is
+    checked (a Write of game code under the build role is refused; pass decision=None for one
+    that goes through, which answers nothing)."""
     (tmp_path / ".hookgate").mkdir(exist_ok=True)
     (tmp_path / ".hookgate" / "current_role").write_text("build\n")
+    tool_input = tool_input if tool_input is not None else {"file_path": "src/a.gd", "content": ""}
     payload = json.dumps({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(tmp_path),
-                          "tool_name": "Write", "tool_input": {"file_path": "src/a.gd", "content": ""}}).encode()
+                          "tool_name": tool_name, "tool_input": tool_input}).encode()
     done = subprocess.run([sys.executable, "-c", f"PAYLOAD={payload!r}\n" + PROBE], cwd=tmp_path,
                           capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
-    assert "permissionDecision" in done.stdout  # the probe really ran a decision
+    if decision is None:
+        assert "permissionDecision" not in done.stdout, done.stdout
+    else:
+        assert f'"permissionDecision":"{decision}"' in done.stdout, done.stdout  # the probe really decided
     return set(json.loads(done.stderr.strip().splitlines()[-1]))
 
 
@@ -52,6 +59,118 @@ def test_hook_claude_imports_no_heavy_module(tmp_path, warm):
     imported = probe(tmp_path, warm.cold())  # in-process, the way the first call of a session runs
     heavy = {m for m in imported if m.split(".")[0] in HEAVY or m in HEAVY}
     assert heavy == set()
+
+
+# what only some events need: each is imported by the gate whose event and matcher a call meets
+SHELL_READER = {"hookgate.pipeline.shell", "hookgate.pipeline.shell_lexer", "hookgate.pipeline.shell_programs",
+                "hookgate.pipeline.shell_writes", "hookgate.pipeline.self_protect", "hookgate.formats.apply_patch"}
+SUBAGENT_CHECKS = {"hookgate.pipeline.subagent_stop", "hookgate.pipeline.reports", "hookgate.pipeline.report_checks",
+                   "hookgate.pipeline.outcome", "hookgate.pipeline.completion", "hookgate.pipeline.diagnostics"}
+OTHER_EVENTS = {"hookgate.pipeline.assets", "hookgate.pipeline.stage_checks"}  # a Read; a stage completion
+# a project without hooks.json or policies: neither their reader nor the registry is loaded
+HOOK_SOURCES = {"hookgate.commandhooks.spec", "hookgate.commandhooks.gate", "hookgate.commandhooks.run",
+                "hookgate.python_hooks.hooks", "hookgate.python_hooks.chain", "hookgate.python_hooks.load"}
+
+
+def test_a_cold_write_imports_only_the_checks_of_a_write(tmp_path, warm):
+    imported = probe(tmp_path, warm.cold())
+    assert {"hookgate.pipeline.permissions", "hookgate.pipeline.stages", "hookgate.pipeline.session"} <= imported
+    assert imported & (SHELL_READER | SUBAGENT_CHECKS | OTHER_EVENTS | HOOK_SOURCES) == set()
+
+
+def test_a_cold_bash_call_imports_the_shell_reader_and_not_the_others(tmp_path, warm):
+    imported = probe(tmp_path, warm.cold(), "Bash", {"command": "echo hi > src/a.gd"})
+    assert SHELL_READER <= imported
+    assert imported & (SUBAGENT_CHECKS | OTHER_EVENTS | HOOK_SOURCES) == set()
+    imported = probe(tmp_path, warm.cold(), "Bash", {"command": "ls"}, decision=None)  # and one it lets through
+    assert SHELL_READER <= imported and imported & (SUBAGENT_CHECKS | HOOK_SOURCES) == set()
+
+
+def test_hooks_json_and_policies_still_load_their_gates_on_the_cold_path(tmp_path, warm):
+    """The sources that stay unloaded without a hooks.json or a policy load as soon as there is one."""
+    (tmp_path / ".hookgate").mkdir()
+    (tmp_path / ".hookgate" / "hooks.json").write_text(json.dumps({"PreToolUse": [
+        {"matcher": "Write", "hooks": [{"type": "command", "command": "echo 'hooks.json says no' >&2; exit 2"}]}]}))
+    imported = probe(tmp_path, warm.cold(), "Write", {"file_path": "docs/a.md", "content": ""})
+    assert {"hookgate.commandhooks.spec", "hookgate.commandhooks.gate"} <= imported
+    (tmp_path / ".hookgate" / "hooks.json").unlink()
+    (tmp_path / ".hookgate" / "policies").mkdir()
+    (tmp_path / ".hookgate" / "policies" / "p.py").write_text(
+        "from hookgate import register_hook, block\n"
+        "register_hook('no-md', 'pre_tool_use', {'tool': 'Write'}, None, lambda e: block('policy says no'))\n")
+    imported = probe(tmp_path, warm.cold(), "Write", {"file_path": "docs/a.md", "content": ""})
+    assert {"hookgate.python_hooks.hooks", "hookgate.python_hooks.chain"} <= imported
+
+
+def test_the_warm_core_imports_once_what_a_cold_call_defers(tmp_path):
+    """What a cold call imports only when its event needs it, the warm core imports while it
+    primes, so that no fork pays for it (its scratch project has no hooks.json and no policy)."""
+    script = ("import json, sys\nfrom hookgate.warm.server import prime\nprime(sys.argv[1], sys.argv[2])\n"
+              "print(json.dumps(sorted(sys.modules)))")
+    (tmp_path / "project").mkdir()
+    (tmp_path / "scratch").mkdir()
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "project"), str(tmp_path / "scratch")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    deferred = SHELL_READER | SUBAGENT_CHECKS | OTHER_EVENTS | HOOK_SOURCES
+    assert deferred - set(json.loads(done.stdout.splitlines()[-1])) == set()
+
+
+def test_every_declared_check_names_a_function_of_the_pack():
+    """pipeline/declared.py names each check, not imports it: every name resolves to a function
+    of a pipeline module (a typo or a renamed check fails here, not on the first event it matches)."""
+    from hookgate.engine.lazy import Lazy
+    from hookgate.pipeline import declared
+
+    checks = [g.check for g in declared.GATES] + [o.observe for o in declared.OBSERVERS]
+    assert checks and all(isinstance(check, Lazy) for check in checks)
+    for check in checks:
+        function = check.resolve()
+        assert callable(function) and function.__module__ == check.ref.partition(":")[0], check.ref
+        assert function.__module__.startswith("hookgate.pipeline.")
+    ids = [g.id for g in declared.GATES] + [o.id for o in declared.OBSERVERS]
+    assert len(ids) == len(set(ids))
+
+
+def test_the_engine_from_the_declarations_decides_as_the_one_from_the_functions(tmp_path):
+    """The same gates in the same order, and the same verdicts, as an engine whose pipeline checks
+    are the functions themselves; and an engine built twice from the declarations is reused."""
+    import msgspec
+
+    from hookgate.config.load import open_project
+    from hookgate.engine.context import Context
+    from hookgate.engine.lazy import Lazy
+    from hookgate.engine.loop import Engine
+    from hookgate.engine_builder import build_engine
+    from hookgate.model.events import PreToolUse
+    from hookgate.pipeline import declared
+    from hookgate.runtimes import stop_block_caps
+    from support import MemorySession
+
+    (tmp_path / ".hookgate").mkdir()
+    (tmp_path / ".hookgate" / "current_role").write_text("build\n")
+    project, config = open_project(tmp_path)
+    engine = build_engine(config, project)
+    assert build_engine(config, project) is engine
+    pipeline_ids = {gate.id for gate in declared.GATES}
+    others = [gate for gate in engine.gates if gate.id not in pipeline_ids]
+    functions = [msgspec.structs.replace(g, check=g.check.resolve()) for g in declared.GATES]
+    observers = [msgspec.structs.replace(o, observe=o.observe.resolve()) if isinstance(o.observe, Lazy) else o
+                 for o in declared.OBSERVERS]
+    direct = Engine([*functions, *others], observers, stop_block_caps=stop_block_caps())
+    assert [g.id for g in engine.gates] == [g.id for g in direct.gates]
+    calls = [("Write", {"file_path": str(tmp_path / "src" / "a.gd"), "content": ""}),
+             ("Write", {"file_path": str(tmp_path / "docs" / "a.md"), "content": ""}),
+             ("Bash", {"command": "echo x > src/a.gd"}), ("Bash", {"command": "hookgate uninstall claude"}),
+             ("Bash", {"command": "ls"}), ("Read", {"file_path": str(tmp_path / "assets" / "a.png")})]
+    refused = []
+    for tool_name, tool_input in calls:
+        event = PreToolUse(session_id="s", cwd=str(tmp_path), tool_name=tool_name, tool_input=tool_input)
+        declared_decision, direct_decision = [
+            e.evaluate(event, Context(project=project, session=MemorySession(), config=config)) for e in (engine, direct)]
+        assert declared_decision == direct_decision, (tool_name, tool_input)
+        refused.append(declared_decision.verdict.refuses)
+    assert refused == [True, False, True, True, False, True], refused  # the cases differ, so the test can tell
 
 
 def test_the_warm_client_imports_only_itself_and_a_socket(tmp_path, warm):

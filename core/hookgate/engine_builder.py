@@ -18,14 +18,24 @@ from .runtimes import stop_block_caps
 if TYPE_CHECKING:
     from .store.project import Project
 
-# Each source is a module with `gates(config, project)` and `observers(config, project)`;
-# a source adds its gates here and nowhere else.
+# Each source is a module with `gates(config, project)` and `observers(config, project)` (and
+# optionally `preload()`, below); a source adds its gates here and nowhere else.
 GATE_SOURCES: tuple[str, ...] = (
     "hookgate.pipeline",
     "hookgate.commandhooks",
     "hookgate.python_hooks",
     "hookgate.effect",
 )
+
+
+def preload_sources() -> None:
+    """Import what each source loads only when a call needs it (a check on its first matching
+    event, the hooks.json reader, the policy registry): the warm core does, once, so that none of
+    its forks pays for it. A source says what that is in its `preload()`."""
+    for name in GATE_SOURCES:
+        preload = getattr(import_module(name), "preload", None)
+        if preload is not None:
+            preload()
 
 
 def build_engine(config: Config, project: "Project | None" = None) -> Engine:

@@ -10,26 +10,40 @@ machinery never reaches the agent loop. Entries that cannot run are reported by 
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config.schema import Config
 from ..engine.gate import Gate, Observer
 from ..model.events import KNOWN_EVENTS
-from .gate import CommandHooks, ProblemNotice
-from .spec import EVENTS, Handler, hook_files, load
 
 if TYPE_CHECKING:
+    from ..config.schema import Config
     from ..store.project import Project
+    from .spec import Handler
+
+GLOBAL_FILE = "~/.hookgate/hooks.json"
 
 # beyond the slowest handler: starting the shell, and collecting a killed handler's pipes
 TIMEOUT_SLACK = 5.0
 
 
-def gates(config: Config, project: "Project | None") -> tuple[Gate, ...]:
+def hook_files(project_hooks: Path) -> list[Path]:
+    """The files in merge order: the global one, then the project's."""
+    return [Path(os.path.expanduser(GLOBAL_FILE)), project_hooks]
+
+
+def gates(config: "Config", project: "Project | None") -> tuple[Gate, ...]:
     if project is None:
         return ()
-    files = load(hook_files(project.hooks_path))
+    paths = hook_files(project.hooks_path)
+    if not any(_present(path) for path in paths):  # most projects: the reader and runner stay unloaded
+        return ()
+    from .gate import CommandHooks, ProblemNotice
+    from .spec import EVENTS, load
+
+    files = load(paths)
     by_event: dict[str, list[Handler]] = {}
     for handler in files.handlers:
         if handler.event in KNOWN_EVENTS:  # the others (GoalUpdate) are never emitted
@@ -51,8 +65,25 @@ def gates(config: Config, project: "Project | None") -> tuple[Gate, ...]:
     return tuple(found)
 
 
-def observers(config: Config, project: "Project | None") -> tuple[Observer, ...]:
+def observers(config: "Config", project: "Project | None") -> tuple[Observer, ...]:
     return ()
+
+
+def preload() -> None:
+    """The reader, the gate and the runner (the warm core's: its scratch project has no hooks.json)."""
+    from . import gate, run, spec  # noqa: F401
+
+
+def _present(path: Path) -> bool:
+    """False only when the file is not there at all, the one case the reader skips in silence
+    (spec._Reader.read); any other failure to stat it is the reader's to report."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def gate_id(event: str) -> str:

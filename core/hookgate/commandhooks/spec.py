@@ -13,7 +13,6 @@ is skipped and reported as a Problem; the rest of the file still runs.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any, ClassVar, Iterable, Literal
@@ -21,6 +20,8 @@ from typing import Any, ClassVar, Iterable, Literal
 import msgspec
 
 from ..engine.matcher import Matcher, compile_matcher
+# in the package itself: a hook call looks for the files without importing this module
+from . import GLOBAL_FILE as GLOBAL_FILE, hook_files as hook_files
 
 # seed 002's events and whether a handler can block them; the matcher is tested against the
 # canonical event's own match field (tool name, source, agent type, trigger; none for the others)
@@ -37,7 +38,6 @@ EVENTS: dict[str, bool] = {
     "GoalUpdate": False,  # Bricks' goal lifecycle: no supported runtime emits it, so it never fires
 }
 DEFAULT_TIMEOUT = 60.0
-GLOBAL_FILE = "~/.hookgate/hooks.json"
 _HANDLER_KEYS = {"type", "command", "timeout"}
 _GROUP_KEYS = {"matcher", "hooks"}
 
@@ -89,11 +89,6 @@ class HookFiles(msgspec.Struct, frozen=True):
     @property
     def errors(self) -> tuple[Problem, ...]:
         return tuple(p for p in self.problems if p.severity == "error")
-
-
-def hook_files(project_hooks: Path) -> list[Path]:
-    """The files in merge order: the global one, then the project's."""
-    return [Path(os.path.expanduser(GLOBAL_FILE)), project_hooks]
 
 
 def load(paths: Iterable[Path]) -> HookFiles:

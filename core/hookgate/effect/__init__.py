@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..model.verdicts import Verdict
     from ..store.project import Project
 
-__all__ = ["covers", "note_allowed", "follow_rewrite", "gates", "observers"]
+__all__ = ["covers", "note_allowed", "follow_rewrite", "gates", "observers", "prepare"]
 
 
 def note_allowed(paths: "Iterable[os.PathLike[str] | str]", root: "os.PathLike[str] | str") -> None:
@@ -47,6 +47,26 @@ def note_allowed(paths: "Iterable[os.PathLike[str] | str]", root: "os.PathLike[s
     from .ledger import note_allowed as note
 
     note(paths, root)
+
+
+def prepare(config: "Config", project: "Project") -> None:
+    """What the warm core keeps ready for the forks it makes, so that a call's check does not
+    start from nothing: the check's modules imported, the runtimes' after-events read, the
+    current role's rules compiled, the latest readings decoded and their plans built (each is
+    a cache keyed so that a change is seen: see store.py, tree.plan_for, protection_for)."""
+    from ..runtimes import STDIN
+    from . import check, ledger  # noqa: F401 (imported once here, not in every fork)
+    from .after import after_hooks
+    from .protection import Agent, protection_for
+    from .store import store_for
+
+    for runtime in STDIN:
+        after_hooks(runtime)
+    root = str(project.root)
+    role = project.current_role()
+    if role is not None:
+        protection_for(Agent(role, False, None), config, root)
+    store_for(project.root).preload(root)
 
 
 def follow_rewrite(event: "Event", tool_use_id: str, root: "os.PathLike[str] | str") -> None:

@@ -21,7 +21,7 @@ from ..model.verdicts import Block, Verdict
 from . import ledger
 from .protection import Agent, Protection, agent_of, protection_for
 from .store import Store, StoreError, store_for
-from .tree import Dir, File, Index, Skip, changed_files, file_sig, read_dirs
+from .tree import Dir, File, Index, Skip, file_sig, read
 
 
 class Change(NamedTuple):
@@ -72,8 +72,7 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     index = store.load_index(protection.key)
     if index is None:
         index = Index(key=protection.key)
-    dirs, listed = read_dirs(index.dirs, root, now, protection, skip_for(ctx))
-    changed, gone = changed_files(dirs, index.files, root)
+    dirs, listed, changed, gone = read(index, root, now, protection, skip_for(ctx))
     if not listed and not changed and not gone and index.t:
         store.link_call(protection.key, call)  # nothing moved since the last reading: it is this call's
     else:
@@ -133,8 +132,7 @@ def compare(before: Index, root: str, protection: Protection, skip: Skip
     """What the call changed among the protected files, the reading now, and whether that
     reading differs from `before` at all (only then is it written)."""
     now = time.time_ns()
-    dirs, listed = read_dirs(before.dirs, root, now, protection, skip)
-    changed, gone = changed_files(dirs, before.files, root)
+    dirs, listed, changed, gone = read(before, root, now, protection, skip)
     if not listed and not changed and not gone:
         return [], dirs, before.files, now, False
     files = dict(before.files)

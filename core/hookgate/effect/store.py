@@ -2,7 +2,7 @@
 protected files (one index per protection), the index as it was when each call started (its
 manifest), a copy of each protected file's bytes, and the ledger of writes hookgate allowed.
 
-    <state dir>/effect/index-<key>.msgpack   the latest reading for one protection
+    <state dir>/effect/index-<key>.msgpack   the latest reading for one protection (a tag, then msgpack)
     <state dir>/effect/calls/<call>.msgpack  the reading a call started from (a hard link to the
                                              index written before it: no copy)
     <state dir>/effect/blobs/<sha256>        file bytes, named by their digest, written once
@@ -29,17 +29,24 @@ import msgspec
 
 from ..store.pin import project_key, state_home
 from ..store.project import HOOKGATE_DIR
-from .tree import Index
+from .tree import Index, plan_for
 
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(Index)
-# Readings decoded in this process, by the identity of the file they were read from (device,
-# inode, size, mtime, ctime). The store never rewrites a file in place (_write_new: a fresh inode
-# each time), and any write to one, by anyone, moves its ctime, which cannot be set back: a file
-# with the same identity holds the same bytes. A reading of a large project takes longer to
-# decode than to compare. The Index objects are shared: nothing changes one once read (every
-# change builds a new one).
-_read: dict[tuple[int, int, int, int, int], Index] = {}
+# Each reading file starts with MAGIC and a tag of TAG_BYTES random bytes drawn for that one write;
+# readings decoded (or encoded) in this process are kept by their tag. The tag, not the file's
+# identity, is the key: a call's manifest is a hard link to an index, and making the link (and
+# the rename that claims the manifest) moves the inode's ctime, so an identity key decoded the
+# same bytes again on every call. 16 random bytes are never drawn twice, so a tag names one
+# write whatever inode it lands on (a freed inode number reused by a later write is a new tag);
+# the store never rewrites a file in place (_write_new), and a file rewritten in place by
+# someone else under the tag of an earlier write gets the reading hookgate knows for that write.
+# A reading without the magic (written before tags) is decoded, not kept. The Index objects are
+# shared: nothing changes one once read (every change builds a new one).
+MAGIC = b"HGX1"
+TAG_BYTES = 16
+HEADER = len(MAGIC) + TAG_BYTES
+_read: dict[bytes, Index] = {}
 MAX_READ = 16
 STALE_CALL_SECONDS = 86_400
 
@@ -84,7 +91,9 @@ class Store:
     def save_index(self, index: Index, call: str | None = None) -> None:
         """Write the latest reading; with `call`, it is also the reading that call starts from."""
         link = self.call_path(call) if call is not None else None
-        _write_new(self.index_path(index.key), _encoder.encode(index), link=link)
+        tag = os.urandom(TAG_BYTES)
+        _write_new(self.index_path(index.key), MAGIC + tag + _encoder.encode(index), link=link)
+        _keep_read(tag, index)
 
     def _load(self, path: Path) -> Index | None:
         try:
@@ -92,12 +101,13 @@ class Store:
         except OSError:
             return None
         try:
-            st = os.fstat(fd)
-            identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-            known = _read.get(identity)
-            if known is not None:
-                return known
-            chunks = []
+            head = os.read(fd, HEADER)
+            tag = head[len(MAGIC):] if len(head) == HEADER and head.startswith(MAGIC) else None
+            if tag is not None:
+                known = _read.get(tag)
+                if known is not None:
+                    return known
+            chunks = [] if tag is not None else [head]
             while chunk := os.read(fd, 1 << 20):
                 chunks.append(chunk)
             index = _decoder.decode(b"".join(chunks))
@@ -105,16 +115,17 @@ class Store:
             return None  # a damaged reading is read again from the files
         finally:
             os.close(fd)
-        if len(_read) >= MAX_READ:
-            _read.clear()
-        _read[identity] = index
+        if tag is not None:
+            _keep_read(tag, index)
         return index
 
-    def preload(self) -> None:
-        """Read every latest reading now (the warm core does, so that its forks start with them
-        decoded, as long as nothing moved since)."""
+    def preload(self, root: str | None = None) -> None:
+        """Read every latest reading now, and with the project's `root` the plan of reading it
+        again (tree.plan_for): the warm core does, so that its forks start with them decoded."""
         for path in self.dir.glob("index-*.msgpack"):
-            self._load(path)
+            index = self._load(path)
+            if index is not None and root is not None:
+                plan_for(index, root)
 
     # -- manifests ----------------------------------------------------------------------------
     def call_path(self, call: str) -> Path:
@@ -206,6 +217,12 @@ class Store:
                     os.unlink(self.blobs / name)
                 except OSError:
                     continue
+
+
+def _keep_read(tag: bytes, index: Index) -> None:
+    if len(_read) >= MAX_READ:
+        _read.clear()
+    _read[tag] = index
 
 
 def _write_new(path: Path, data: bytes, mode: int = 0o644, link: Path | None = None) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 import msgspec
 
@@ -155,6 +155,117 @@ def changed_files(dirs: dict[str, Dir], known: dict[str, File], root: str
         here = set(protected_paths(dirs))
         gone = [rel for rel in known if rel not in here or not os.path.lexists(root + "/" + rel)]
     return changed, gone
+
+
+def read(index: Index, root: str, now: int, protection: "Protection", skip: Skip
+         ) -> tuple[dict[str, Dir], bool, dict[str, os.stat_result], list[str]]:
+    """read_dirs and changed_files against `index`: its folders, whether any was listed again, the
+    files changed since and those gone. While no folder moved (nearly every call) the lstats run
+    over the index's plan (_Plan) where it has one worth building, not over the folders' names."""
+    plan = plan_for(index, root) if _worth_a_plan(index, root) else None
+    if plan is not None and plan.folders_unchanged():
+        changed, gone = plan.changed_files()
+        return index.dirs, False, changed, gone
+    dirs, listed = read_dirs(index.dirs, root, now, protection, skip)
+    changed, gone = changed_files(dirs, index.files, root)
+    return dirs, listed, changed, gone
+
+
+class _Plan(NamedTuple):
+    """One index's folders and protected files as full paths with the signature each had, so that
+    reading them again is an lstat and a few integer comparisons per path. A signature that cannot
+    be trusted (racy, or a file the index holds none for) has ctime -1, which no lstat matches: it
+    is always reported, as changed_files would."""
+
+    folders: list[tuple[str, int, int, int]]  # path, inode, mtime_ns, ctime_ns
+    files: list[tuple[str, str, int, int, int, int, int]]  # path, rel, ctime_ns, inode, mtime_ns, size, mode
+    stray: list[str]  # files the index holds that no folder names (gone)
+    known: dict[str, File]
+
+    def folders_unchanged(self) -> bool:
+        """Whether every folder is as the index read it: then each still holds the same names
+        (read_dirs would list none again) and the same folders are reached."""
+        if not self.folders:
+            return False  # no reading yet (or one kept without its folders): walk the project
+        lstat = os.lstat
+        try:
+            for path, ino, mtime, ctime in self.folders:
+                st = lstat(path)
+                if st.st_ctime_ns != ctime or st.st_ino != ino or st.st_mtime_ns != mtime:
+                    return False
+        except OSError:
+            return False
+        return True
+
+    def changed_files(self) -> tuple[dict[str, os.stat_result], list[str]]:
+        """changed_files over the index's own folders (none of them moved)."""
+        changed: dict[str, os.stat_result] = {}
+        missing: list[tuple[str, str]] = []
+        lstat = os.lstat
+        for path, rel, ctime, ino, mtime, size, mode in self.files:
+            try:
+                st = lstat(path)
+            except OSError:
+                missing.append((path, rel))
+                continue
+            # ctime first: the kernel moves it on every change of the others
+            if (st.st_ctime_ns != ctime or st.st_ino != ino or st.st_mtime_ns != mtime or st.st_size != size
+                    or st.st_mode != mode):
+                changed[rel] = st
+        gone = self.stray + [rel for path, rel in missing if rel in self.known and not os.path.lexists(path)]
+        return changed, gone
+
+
+# plans by the index they were built from (the entry holds the index, so its id is not reused)
+_plans: dict[int, tuple[Index, str, _Plan]] = {}
+MAX_PLANS = 16
+
+
+# indexes read once in this process without a plan (same shape as _plans)
+_read_once: dict[int, tuple[Index, str]] = {}
+
+
+def _worth_a_plan(index: Index, root: str) -> bool:
+    """Building a plan costs about what it saves in two readings, so one is built for an index
+    read a second time in this process (a long-lived core: OpenCode's), or ahead of time (the warm
+    core builds the latest readings' for its forks, each of which reads once)."""
+    key = id(index)
+    for cache in (_plans, _read_once):
+        hit = cache.get(key)
+        if hit is not None and hit[0] is index and hit[1] == root:
+            return True
+    if len(_read_once) >= MAX_PLANS:
+        _read_once.clear()
+    _read_once[key] = (index, root)
+    return False
+
+
+def plan_for(index: Index, root: str) -> _Plan:
+    """The index's plan, built once per index and root (the warm core builds it for the latest
+    readings, so that its forks start with it)."""
+    hit = _plans.get(id(index))
+    if hit is not None and hit[0] is index and hit[1] == root:
+        return hit[2]
+    folders = []
+    for rel, folder in index.dirs.items():
+        ino, mtime, ctime = folder.sig
+        folders.append((root + "/" + rel if rel else root, ino, mtime, ctime or -1))
+    files = []
+    named = set()
+    get = index.files.get
+    for rel in protected_paths(index.dirs):
+        named.add(rel)
+        old = get(rel)
+        if old is None:
+            files.append((root + "/" + rel, rel, -1, 0, 0, 0, 0))
+        else:
+            files.append((root + "/" + rel, rel, old.ctime_ns or -1, old.ino, old.mtime_ns, old.size, old.mode))
+    stray = [rel for rel in index.files if rel not in named]
+    plan = _Plan(folders, files, stray, index.files)
+    if len(_plans) >= MAX_PLANS:
+        _plans.clear()
+    _plans[id(index)] = (index, root, plan)
+    return plan
 
 
 def protected_paths(dirs: dict[str, Dir]) -> Iterable[str]:

@@ -1,26 +1,36 @@
-"""The pipeline gate pack: seed 000 (GodotMaker's hooks) as gates over the `[pipeline]` config."""
+"""The pipeline gate pack: seed 000 (GodotMaker's hooks) as gates over the `[pipeline]` config.
+
+The gates are declared in declared.py and their checks imported on first use, so that importing
+the pack (every hook call does) loads none of the check modules."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..config.schema import Config
-from ..engine.gate import Gate, Observer
-from . import agents, assets, completion, permissions, self_protect, session, shell_writes, stages, subagent_stop
+from ..engine.lazy import Lazy
+from .declared import GATES, OBSERVERS
 
 if TYPE_CHECKING:
+    from ..config.schema import Config
+    from ..engine.gate import Gate, Observer
     from ..store.project import Project
 
-GATES: tuple[Gate, ...] = (
-    *session.GATES, *permissions.GATES, *shell_writes.GATES, *self_protect.GATES, *stages.GATES, *assets.GATES, *agents.GATES,
-    *subagent_stop.GATES, *completion.GATES,
-)
-OBSERVERS: tuple[Observer, ...] = (*agents.OBSERVERS, *subagent_stop.OBSERVERS)
 
-
-def gates(config: Config, project: "Project | None") -> tuple[Gate, ...]:
+def gates(config: "Config", project: "Project | None") -> "tuple[Gate, ...]":
     return GATES
 
 
-def observers(config: Config, project: "Project | None") -> tuple[Observer, ...]:
+def observers(config: "Config", project: "Project | None") -> "tuple[Observer, ...]":
     return OBSERVERS
+
+
+def preload() -> None:
+    """Every module of the pack, the checks and what they load on use (the warm core's)."""
+    from importlib import import_module
+    from pkgutil import iter_modules
+
+    for module in iter_modules(__path__):
+        import_module(f"{__name__}.{module.name}")
+    for check in (*(g.check for g in GATES), *(o.observe for o in OBSERVERS)):
+        if isinstance(check, Lazy):
+            check.resolve()

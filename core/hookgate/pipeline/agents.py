@@ -20,7 +20,6 @@ from typing import Any
 
 from ..config.schema import Pipeline
 from ..engine.context import Context
-from ..engine.gate import Gate, Observer
 from ..engine.loop import Decision
 from ..model.events import Event, ToolEvent
 
@@ -144,20 +143,3 @@ def _take_dispatch(pending: list[dict[str, Any]], agent_type: str | None) -> str
         if entry.get("type") in (agent_type, None):
             return pending.pop(i).get("text") or ""
     return ""
-
-
-GATES = (
-    Gate(
-        id="log_subagent",
-        events=("SubagentStart",),
-        check=log_subagent_start,
-        priority=10,
-        needs=("fires:SubagentStart",),
-        description="detects a subagent's role when it starts and records subagent_start",
-    ),
-)
-
-OBSERVERS = (
-    Observer(id="note_dispatch", events=("PreToolUse",), matcher="Agent", observe=note_dispatch,
-             description="notes each dispatch the engine let through, so its SubagentStart can be paired with it"),
-)

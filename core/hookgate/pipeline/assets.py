@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 
 from ..engine.context import Context
-from ..engine.gate import Gate
 from ..model.events import Event, ToolEvent
 from ..model.verdicts import Block, Verdict
 from .paths import event_readings, file_name, matches
@@ -26,18 +25,3 @@ def check_asset_access(event: Event, ctx: Context) -> Verdict | None:
         if os.path.splitext(rel)[1] in extensions and any(matches(rel, folder) for folder in folders):
             return Block(reason=rule.reason.format(file=file_name(path)))
     return None
-
-
-GATES = (
-    Gate(
-        id="check_asset_access",
-        events=("PreToolUse",),
-        matcher="Read",
-        check=check_asset_access,
-        may_block=True,
-        fail_mode="closed",
-        priority=20,
-        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),  # without it subagents are held too
-        description="the lead may not read images under assets/ while a role is active; it dispatches an analyst",
-    ),
-)

@@ -11,7 +11,6 @@ is let through (recorded as deferred) and judged at the stop after they finished
 from __future__ import annotations
 
 from ..engine.context import Context
-from ..engine.gate import BlockLimit, Gate
 from ..model.events import Event
 from ..model.verdicts import Block, Verdict
 from .agents import role_counts
@@ -43,17 +42,3 @@ def check_completion(event: Event, ctx: Context) -> Verdict | None:
         for needed in missing
     ]
     return Block(reason=f"Cannot finish {role} yet:\n" + "\n".join(f"  - {line}" for line in lines))
-
-
-GATES = (
-    Gate(
-        id="check_completion",
-        events=("Stop",),
-        check=check_completion,
-        may_block=True,
-        fail_mode="open",
-        block_limit=BlockLimit(per="session", limit=5),
-        needs=("block:Stop", "fires:SubagentStart"),
-        description="build/fixgap may not stop with workers dispatched but no verifier or reviewer run",
-    ),
-)

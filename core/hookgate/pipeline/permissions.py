@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from ..config.schema import Pipeline, RuleSet
 from ..engine.context import Context
-from ..engine.gate import Gate
 from ..model.events import Event, ToolEvent
-from ..model.tools import FILE_TOOL_MATCHER, changed_path
+from ..model.tools import changed_path
 from ..model.verdicts import Block, Verdict
 from .agents import agent_type_of
 from .paths import event_readings, file_name
@@ -81,18 +80,3 @@ def rule_sets_for(pipeline: Pipeline, role: str, in_subagent: bool, agent_type: 
     types = pipeline.subagents.types
     own = types.get(agent_type or "") or types.get("*")
     return [RuleSet(rules=pipeline.subagents.always)] + ([own] if own else [])
-
-
-GATES = (
-    Gate(
-        id="check_file_permissions",
-        events=("PreToolUse",),
-        matcher=FILE_TOOL_MATCHER,
-        check=check_file_permissions,
-        may_block=True,
-        fail_mode="closed",
-        priority=10,
-        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),  # without it: role rules only
-        description="role and subagent write rules, driven by .hookgate/current_role",
-    ),
-)

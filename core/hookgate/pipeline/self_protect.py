@@ -20,7 +20,6 @@ import shlex
 from typing import Iterable, Iterator
 
 from ..engine.context import Context
-from ..engine.gate import Gate
 from ..model.events import Event
 from ..model.verdicts import Block, Verdict
 
@@ -107,18 +106,3 @@ def _simple_commands(command: str) -> Iterable[list[str]]:
             words.append(token)
     if words:
         yield words
-
-
-GATES = (
-    Gate(
-        id="check_hookgate_commands",
-        events=("PreToolUse",),
-        matcher="Bash",
-        check=check_hookgate_commands,
-        may_block=True,
-        fail_mode="closed",
-        priority=10,
-        needs=("block:PreToolUse",),
-        description="no agent runs `hookgate install|uninstall` while a pipeline role is active",
-    ),
-)

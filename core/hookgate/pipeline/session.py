@@ -30,12 +30,10 @@ import msgspec
 
 from .. import __version__
 from ..engine.context import Context
-from ..engine.gate import Gate
 from ..model.events import Event
 from ..model.verdicts import Context as ContextVerdict, Verdict
 from ..store import locked
 from ..store.locked import RACY_SECONDS
-from .stage_checks import current_tag
 
 CONTINUING_SOURCES = frozenset({"compact"})
 # events only a live session that is working sends: the role was there while it worked
@@ -70,6 +68,8 @@ def banner(ctx: Context) -> str | None:
         return None
     if not version:
         return None
+    from .stage_checks import current_tag  # only a layout with a version file shows the tag
+
     tag = current_tag(ctx.project.root)
     return layout.banner.format(version=version, tag=tag) if tag else layout.banner_untagged.format(version=version)
 
@@ -138,15 +138,3 @@ def _role_mtime(ctx: Context) -> int | None:
         return ctx.project.role_state()[1]
     except OSError:
         return None
-
-
-GATES = (
-    Gate(
-        id="session_start",
-        events=("SessionStart", *CLAIMING_EVENTS),
-        check=session_start,
-        priority=0,
-        needs=("fires:SessionStart", "context:SessionStart?"),
-        description="resets the session, drops a pipeline role another session owns, names hookgate's version and preset",
-    ),
-)

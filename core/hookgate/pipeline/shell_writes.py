@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 from .. import effect
 from ..config.load import STATE_TOKEN as STATE_FOLDER
 from ..engine.context import Context
-from ..engine.gate import Gate
 from ..model.events import Event
 from ..model.verdicts import Block, Verdict
 from .agents import agent_type_of
@@ -115,19 +114,6 @@ def placed(write: Write, ctx: Context) -> Write:
     return write._replace(path=write.path.replace(token, f"{os.sep}{ctx.project.layout.dir}{os.sep}"))
 
 
-GATES = (
-    Gate(
-        id="check_shell_writes",
-        events=("PreToolUse",),
-        matcher="Bash",
-        check=check_shell_writes,
-        may_block=True,
-        fail_mode="closed",
-        priority=10,
-        needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),  # without it: role rules only
-        description="a shell command writing a file meets the write rules of a Write; stage.jsonl only via validation",
-    ),
-)
 
 
 def _affected(write: Write, root: str, event: Event, ctx: Context) -> list[str] | None:

@@ -15,14 +15,12 @@ import msgspec
 
 from ..config.schema import Pipeline, StageSchema
 from ..engine.context import Context
-from ..engine.gate import Gate
 from ..errors import ConfigError
 from ..model.events import Event, ToolEvent
 from ..model.tools import changed_path
 from ..model.verdicts import Block, Context as ContextVerdict, Verdict
 from ..store.project import Project
 from .paths import event_readings
-from .stage_checks import STAGE_CHECKS
 
 _override_decoder = msgspec.json.Decoder()
 
@@ -30,6 +28,8 @@ _override_decoder = msgspec.json.Decoder()
 def stage_schemas(project: Project, pipeline: Pipeline) -> dict[str, StageSchema]:
     """The config's stage schemas, each role named in `.hookgate/stage_schemas.json` replaced by
     that file's entry. Raises ConfigError naming the file and the field."""
+    from .stage_checks import STAGE_CHECKS  # loaded only when a stage completion is validated
+
     schemas = dict(pipeline.stage_schemas)
     path = project.schemas_path
     try:
@@ -63,6 +63,8 @@ def stage_schemas(project: Project, pipeline: Pipeline) -> dict[str, StageSchema
 
 def validate_stage(project: Project, schema: StageSchema) -> list[str]:
     """What keeps this role from being complete; [] when its files exist and its checks pass."""
+    from .stage_checks import STAGE_CHECKS
+
     issues = [f"Required file missing: {name}" for name in schema.files if not project.path(name).exists()]
     for name in schema.checks:
         issues.extend(STAGE_CHECKS[name](project.root, project.layout.dir))
@@ -177,29 +179,3 @@ def check_stage_prerequisites(event: Event, ctx: Context) -> Verdict | None:
         return None
     return Block(reason=f"Cannot dispatch worker - '{role}' role prerequisites missing:\n"
                  + "\n".join(f"  - {issue}" for issue in issues))
-
-
-GATES = (
-    Gate(
-        id="stage_reminder",
-        events=("PreToolUse",),
-        matcher="Write|Edit|MultiEdit",
-        check=stage_reminder,
-        may_block=True,
-        fail_mode="closed",
-        priority=20,
-        needs=("block:PreToolUse", "context:PreToolUse?"),  # the context is the next-role hint
-        description="validates a role's outputs before its completion enters stage.jsonl; names the next role",
-    ),
-    Gate(
-        id="check_stage_prerequisites",
-        events=("PreToolUse",),
-        matcher="Agent",
-        check=check_stage_prerequisites,
-        may_block=True,
-        fail_mode="closed",
-        priority=20,
-        needs=("block:PreToolUse",),
-        description="build/fixgap may dispatch only after gdd/evaluate completed and their outputs exist",
-    ),
-)

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..config.schema import Pipeline
 from ..engine.context import Context
-from ..engine.gate import BlockLimit, Gate, Observer
 from ..engine.loop import Decision
 from ..model.events import Event
 from ..model.verdicts import Block, Verdict
@@ -170,22 +169,3 @@ def _remind_progress(ctx: Context) -> None:
     ctx.session.push_notice(
         f"[Progress] {completion.dispatched}: {done} done | {counts}. Every {completion.dispatched} needs "
         f"{' + '.join(completion.requires)} before {role} may stop.")
-
-
-GATES = (
-    Gate(
-        id="check_worker_report",
-        events=("SubagentStop",),
-        check=check_worker_report,
-        may_block=True,
-        fail_mode="closed",
-        block_limit=BlockLimit(per="agent", limit=2),
-        needs=("block:SubagentStop", "fires:SubagentStart?"),  # without it: the stop's agent_type or report
-        description="a pipeline subagent's report has its role's sections, outcome block and substance",
-    ),
-)
-
-OBSERVERS = (
-    Observer(id="log_subagent_stop", events=("SubagentStop",), observe=log_subagent_stop,
-             description="records subagent_stop with the final outcome_kind (terminal, rejected_attempt, unverified)"),
-)

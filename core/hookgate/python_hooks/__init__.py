@@ -18,23 +18,18 @@ they might forbid is let through.
 
 from __future__ import annotations
 
+import sys
+from importlib import import_module
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config.schema import Config
-from ..engine.context import Context
 from ..engine.gate import Gate, Observer
-from ..model.events import KNOWN_EVENTS
-from ..model.tool_inputs import TOOL_INPUTS
-from ..model.verdicts import Block
-from .chain import RegisteredHooks
-from .events import EVENT_MAP, GATING, MODIFIES_TOOL_INPUT, NEVER_FIRES
-from .hooks import (Hook, HookError, HookMatcher, HookOptions, Registry, canonical_lower, hook_count, register_hook,
-                    unregister_hook)
-from .load import load
-from .results import HookDenied, block, hook_denied, modify, retry, skip, verdict_json
 
 if TYPE_CHECKING:
+    from ..config.schema import Config
+    from ..engine.context import Context
     from ..store.project import Project
+    from .hooks import Hook, Registry
 
 __all__ = [
     "EVENT_MAP", "GATING", "NEVER_FIRES", "Hook", "HookDenied", "HookError", "HookMatcher", "HookOptions",
@@ -42,11 +37,36 @@ __all__ = [
     "verdict_json",
 ]
 
+# name -> the module of this package that defines it, imported on first use: every hook call
+# imports this package as a gate source, and most projects register no hook at all
+_PUBLIC = {
+    **dict.fromkeys(("EVENT_MAP", "GATING", "MODIFIES_TOOL_INPUT", "NEVER_FIRES"), "events"),
+    **dict.fromkeys(("Hook", "HookError", "HookMatcher", "HookOptions", "Registry", "canonical_lower", "hook_count",
+                     "register_hook", "unregister_hook"), "hooks"),
+    **dict.fromkeys(("HookDenied", "block", "hook_denied", "modify", "retry", "skip", "verdict_json"), "results"),
+    "RegisteredHooks": "chain",
+}
+
 PRIORITY = 0  # before every other gate: see the module doc
 LOAD_ERROR_GATE = "python_hooks.load_error"
 
 
-def gates(config: Config, project: "Project | None") -> tuple[Gate, ...]:
+def __getattr__(name: str) -> object:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_PUBLIC])
+
+
+def gates(config: "Config", project: "Project | None") -> tuple[Gate, ...]:
+    if not _any_hooks(config, project):
+        return ()
+    from .events import EVENT_MAP
+
     registry, errors = loaded(config, project)
     by_name: dict[str, list[Hook]] = {}
     for hook in registry.hooks():
@@ -57,15 +77,45 @@ def gates(config: Config, project: "Project | None") -> tuple[Gate, ...]:
     return tuple(found)
 
 
-def observers(config: Config, project: "Project | None") -> tuple[Observer, ...]:
+def _any_hooks(config: "Config", project: "Project | None") -> bool:
+    """Whether anything could register a hook: a policy module or file to run, or hooks this
+    process registered itself (only after it imported the registry). Without any, the loader, the
+    registry and the chain are not even imported."""
+    return bool(config.policies.modules or f"{__name__}.hooks" in sys.modules
+                or policy_files(project.policy_dir if project else None))
+
+
+def observers(config: "Config", project: "Project | None") -> tuple[Observer, ...]:
     return ()
 
 
-def loaded(config: Config, project: "Project | None") -> tuple[Registry, list[str]]:
+def preload() -> None:
+    """The loader, the registry, the chain and the results (the warm core's: its scratch project
+    has no policies)."""
+    from . import chain, hooks, load, results  # noqa: F401
+
+
+def loaded(config: "Config", project: "Project | None") -> "tuple[Registry, list[str]]":
+    from .load import load
+
     return load(project.policy_dir if project else None, config.policies.modules)
 
 
-def chain_gate(name: str, hooks: list[Hook]) -> Gate:
+def policy_files(policy_dir: Path | None) -> list[Path]:
+    """The policy files of a project's policy folder, in the order they run."""
+    if policy_dir is None:
+        return []
+    try:
+        names = sorted(p for p in policy_dir.iterdir() if p.suffix == ".py" and not p.name.startswith("."))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [p for p in names if p.is_file()]
+
+
+def chain_gate(name: str, hooks: "list[Hook]") -> Gate:
+    from .chain import RegisteredHooks
+    from .events import EVENT_MAP, GATING, MODIFIES_TOOL_INPUT
+
     events = EVENT_MAP[name]
     gating = name in GATING
     needs = [f"{'block' if gating else 'fires'}:{event}" for event in events]
@@ -81,30 +131,35 @@ def chain_gate(name: str, hooks: list[Hook]) -> Gate:
     )
 
 
-def tool_matcher(events: tuple[str, ...], hooks: list[Hook]) -> str:
+def tool_matcher(events: tuple[str, ...], hooks: "list[Hook]") -> str:
     """The chain gate's matcher: the tools its hooks name, so that its fail mode reaches only the
     calls they would judge (a core that cannot answer blocks the Bash call a Bash hook guards, not
     a WebFetch). "" (every call) when any hook names no tool, or one without a canonical spelling
     (an MCP tool), or the event is not a tool event."""
+    from ..model.events import KNOWN_EVENTS
+    from ..model.tool_inputs import TOOL_INPUTS
+    from .hooks import canonical_lower
+
     if not all(KNOWN_EVENTS[event].match_field == "tool_name" for event in events):
         return ""
+    spellings = {name.lower(): name for name in TOOL_INPUTS}
     names = set()
     for hook in hooks:
-        spelling = _CANONICAL_SPELLING.get(canonical_lower(hook.matcher.tool or ""))
+        spelling = spellings.get(canonical_lower(hook.matcher.tool or ""))
         if spelling is None:
             return ""
         names.add(spelling)
     return "|".join(sorted(names))
 
 
-_CANONICAL_SPELLING = {name.lower(): name for name in TOOL_INPUTS}
-
-
 def load_error_gate(errors: list[str]) -> Gate:
+    from ..model.verdicts import Block
+    from .events import EVENT_MAP, GATING
+
     reason = ("hookgate: a Python policy failed to load, so every gating event is blocked until it is fixed: "
               + "; ".join(errors))
 
-    def refuse(event: object, ctx: Context) -> Block:
+    def refuse(event: object, ctx: "Context") -> Block:
         ctx.warn(reason)
         return Block(reason=reason)
 

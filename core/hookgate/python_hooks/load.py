@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Sequence
 
+from . import policy_files
 from .hooks import PROCESS, Registry, loading_into
 
 POLICY_DIR = "policies"
@@ -32,16 +33,6 @@ def load(policy_dir: Path | None, modules: Sequence[str] = ()) -> tuple[Registry
         for path in policy_files(policy_dir):
             _run(registry, str(path), partial(_exec_file, path), errors)
     return registry, errors
-
-
-def policy_files(policy_dir: Path | None) -> list[Path]:
-    if policy_dir is None:
-        return []
-    try:
-        names = sorted(p for p in policy_dir.iterdir() if p.suffix == ".py" and not p.name.startswith("."))
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    return [p for p in names if p.is_file()]
 
 
 def _run(registry: Registry, origin: str, execute: Callable[[], None], errors: list[str]) -> None:

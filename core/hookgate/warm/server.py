@@ -354,9 +354,11 @@ def prime(project: str, scratch: str) -> None:
     by deciding a few calls in a scratch project that has no policies and no command hooks (and
     a scratch HOME: no user's global hooks either). The project's own policies never run here:
     they run, afresh, in each call's fork."""
+    from hookgate.engine_builder import preload_sources
     from hookgate.hookcall import Dialect, handle
     from hookgate.runtimes import STDIN, plug
 
+    preload_sources()  # what a call imports only on first use (a check its event matches, hooks.json's reader)
     root = Path(scratch)
     (root / ".hookgate").mkdir()
     (root / ".hookgate" / "current_role").write_text("build\n")
@@ -437,10 +439,10 @@ def refresh_config(project: str) -> None:
     # the rule lists compiled for this project and environment (HOME and the places its patterns
     # name): a fork whose caller has the same environment judges a write without compiling
     prepare(config.pipeline, str(found.root))
-    if config.effect.enabled:  # the effect check's latest readings, decoded (effect/store.py)
-        from hookgate.effect.store import store_for
+    if config.effect.enabled:  # the effect check ready: its readings decoded, its rules compiled
+        from hookgate.effect import prepare as prepare_effect
 
-        store_for(found.root).preload()
+        prepare_effect(config, found)
 
 
 def code_changed_since(started_ns: int) -> bool:
