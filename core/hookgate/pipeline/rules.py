@@ -50,15 +50,14 @@ def denial(rule_set: RuleSet, rel: str, classes: Mapping[str, list[str]], root: 
 # per (id(rules), id(classes), root, those names' values). The entries hold the objects whose ids
 # they are keyed on, so an id cannot be reused while its entry lives.
 _names: dict[int, tuple[object, object, tuple[str, ...]]] = {}
-# os.environ's own table (bytes -> bytes, kept by every assignment to os.environ): a lookup of a
-# name that is not set costs os.environ.get a KeyError, and a rule list names several such places
-_ENVIRON: "dict[bytes, bytes] | None" = getattr(os.environ, "_data", None) if os.name == "posix" else None
-
-
 def _environment(names: tuple[str, ...]) -> tuple[object, ...]:
-    if _ENVIRON is None or not isinstance(_ENVIRON, dict):
+    # os.environ's own table (bytes -> bytes on POSIX, kept by every assignment to os.environ),
+    # looked up afresh (os.environ may be replaced): a name that is not set costs os.environ.get a
+    # KeyError, and a rule list names several such places
+    data = getattr(os.environ, "_data", None) if os.name == "posix" else None
+    if not isinstance(data, dict):
         return tuple(os.environ.get(name) for name in names)
-    return tuple(_ENVIRON.get(name) for name in _encoded(names))
+    return tuple(data.get(name) for name in _encoded(names))
 
 
 _encoded_names: dict[tuple[str, ...], tuple[bytes, ...]] = {}
