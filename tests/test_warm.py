@@ -429,6 +429,44 @@ def alive(pid: int) -> bool:
     return bool(state) and not state.startswith("Z")
 
 
+# a core (this script) that forks and dies while its fork is still priming, before it waits
+ORPHANED_WHILE_PRIMING = """
+import os, sys, time
+from hookgate.warm.server import orphan_watch
+core = os.getpid()
+fork = os.fork()
+if fork == 0:
+    time.sleep(0.5)  # priming (touch_pages) when its core is killed
+    with orphan_watch(core):
+        time.sleep(60)  # waiting for a call, as in accept()
+    os._exit(3)
+print(fork, flush=True)
+"""
+
+
+def gone(pid: int) -> bool:
+    """Exited: no such process, or a zombie its new parent has not reaped yet."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_fork_whose_core_died_while_it_primed_leaves() -> None:
+    """The fork compares its parent with the core's pid taken before the fork: one read in the
+    fork after the core died is init's (the fork is init's child by then), and such a fork waited
+    for calls forever (seen: forks of cores killed an hour before, still in accept())."""
+    core = subprocess.Popen([sys.executable, "-c", ORPHANED_WHILE_PRIMING], stdout=subprocess.PIPE, text=True)
+    assert core.stdout is not None
+    fork = int(core.stdout.readline())
+    assert core.wait(10) == 0
+    try:
+        assert wait_for(lambda: gone(fork), 10)
+    finally:
+        if not gone(fork):
+            os.kill(fork, signal.SIGKILL)
+
+
 def test_a_killed_core_leaves_no_fork_behind(warm: Warm, tmp_path: Path) -> None:
     root = build_project(tmp_path)
     assert warm.warm("start", root).returncode == 0

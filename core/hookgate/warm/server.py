@@ -205,6 +205,7 @@ class Core:
 
     # -- the forks -------------------------------------------------------------------------------
     def fork_ready(self, listener: socket.socket, close: list[int], answered: int, scratch: str) -> None:
+        core = os.getpid()
         while len(self.slots) < MAX_FORKS and sum(self.board[s] == WAITING for s in self.slots.values()) < READY:
             slot = next(i for i in range(MAX_FORKS) if i not in self.slots.values())
             self.board[slot] = WAITING
@@ -216,16 +217,16 @@ class Core:
                 for fd in close:
                     os.close(fd)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                self.wait_for_call(listener, slot, answered, scratch)
+                self.wait_for_call(listener, slot, answered, scratch, core)
             finally:
                 os._exit(0)
 
-    def wait_for_call(self, listener: socket.socket, slot: int, answered: int, scratch: str) -> None:
+    def wait_for_call(self, listener: socket.socket, slot: int, answered: int, scratch: str, core: int) -> None:
         self.answered = answered
         if not select.select([listener], [], [], 0)[0]:  # with a caller already waiting, serve it now
             touch_pages(scratch)
         gc.freeze()
-        with orphan_watch():
+        with orphan_watch(core):
             conn, _ = listener.accept()
         self.board[slot] = TAKEN
         listener.close()
@@ -303,17 +304,21 @@ def serve(path: str, project: str, idle: float | None = None) -> int:
 class orphan_watch:
     """A blocking accept() wakes one waiting fork per call (polling with a timeout would wake them
     all); a timer interrupts it every TICK to see whether the core is still there, and a fork
-    whose core is gone leaves."""
+    whose core is gone leaves. The core's pid is the one taken before the fork: a core killed
+    while its fork was still priming has made the fork init's child already, and a pid read then
+    would be init's, which never goes away."""
+
+    def __init__(self, core: int) -> None:
+        self.core = core
 
     def __enter__(self) -> None:
-        core = os.getppid()
-
         def check(signum: int, frame: object) -> None:
-            if os.getppid() != core:
+            if os.getppid() != self.core:
                 os._exit(0)
 
         signal.signal(signal.SIGALRM, check)
         signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
+        check(signal.SIGALRM, None)  # already gone: do not wait a TICK for it
 
     def __exit__(self, *exc: object) -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
