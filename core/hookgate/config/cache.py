@@ -47,7 +47,7 @@ def file_key(paths: Iterable[Path]) -> Key | None:
             return None
         if st.st_mtime_ns > young or st.st_ctime_ns > young:
             return None
-        identities.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+        identities.append(locked.identity(st))
     return msgspec.msgpack.encode(identities)
 
 

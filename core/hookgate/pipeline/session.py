@@ -23,7 +23,6 @@ idling or closing when the user sets a role for the next one does not take it.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import msgspec
@@ -33,7 +32,6 @@ from ..engine.context import Context
 from ..model.events import Event
 from ..model.verdicts import Context as ContextVerdict, Verdict
 from ..store import locked
-from ..store.locked import RACY_SECONDS
 
 CONTINUING_SOURCES = frozenset({"compact"})
 # events only a live session that is working sends: the role was there while it worked
@@ -98,7 +96,7 @@ def _owner_note(path: str) -> object:
         st = os.stat(path)
     except OSError:
         return {}
-    identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    identity = locked.identity(st)
     known = _notes.get(path)
     if known is not None and known[0] == identity:
         return known[1]
@@ -106,7 +104,7 @@ def _owner_note(path: str) -> object:
         note: object = msgspec.json.decode(locked.read(Path(path)) or b"{}")
     except msgspec.DecodeError:
         note = None
-    if max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - int(RACY_SECONDS * 1e9):
+    if locked.settled(st):
         if len(_notes) >= 64:
             _notes.clear()
         _notes[path] = (identity, note)

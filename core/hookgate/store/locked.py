@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -14,6 +15,17 @@ from typing import Iterator
 # the same identity. Nothing read from a file younger than this is remembered by its identity
 # (config/cache.py, the active role in project.py).
 RACY_SECONDS = 2.0
+
+
+def identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    """What names a file's bytes to a reader that remembers them: device, inode, size, mtime, ctime."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def settled(st: os.stat_result) -> bool:
+    """Whether the file is older than RACY_SECONDS, so that its identity can be trusted to name
+    its bytes (a write within the same tick as the last one could keep it)."""
+    return max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - int(RACY_SECONDS * 1e9)
 
 
 @contextmanager

@@ -23,7 +23,6 @@ from typing import Any, Mapping
 import msgspec
 
 from . import locked
-from .locked import RACY_SECONDS
 from .layout import GODOTMAKER, HOOKGATE, Layout, choose, layout as named_layout
 from .session import SessionStore
 
@@ -139,14 +138,13 @@ class Project:
             st = os.stat(self._role_file)
         except (FileNotFoundError, NotADirectoryError):
             return None, None
-        identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        identity = locked.identity(st)
         seen = self._role_seen
         if seen is not None and seen[0] == identity:
             return seen[1], st.st_mtime_ns
         text = locked.read(self.role_path).decode(errors="replace").strip()
         role = text if ROLE_NAME.fullmatch(text) else None
-        settled = time.time_ns() - int(RACY_SECONDS * 1e9)
-        self._role_seen = (identity, role) if max(st.st_mtime_ns, st.st_ctime_ns) < settled else None
+        self._role_seen = (identity, role) if locked.settled(st) else None
         return role, st.st_mtime_ns
 
     def set_role(self, role: str) -> None:
