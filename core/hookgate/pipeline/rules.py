@@ -46,31 +46,21 @@ def denial(rule_set: RuleSet, rel: str, classes: Mapping[str, list[str]], root: 
     return rule.reason if rule.deny is not None else None
 
 
-# id(rules) -> (rules, classes, the environment names its patterns read); then the compiled rules
-# per (id(rules), id(classes), root, those names' values). The entries hold the objects whose ids
-# they are keyed on, so an id cannot be reused while its entry lives.
-_names: dict[int, tuple[object, object, tuple[str, ...]]] = {}
-def _environment(names: tuple[str, ...]) -> tuple[object, ...]:
-    # os.environ's own table (bytes -> bytes on POSIX, kept by every assignment to os.environ),
-    # looked up afresh (os.environ may be replaced): a name that is not set costs os.environ.get a
-    # KeyError, and a rule list names several such places
+# id(rules) -> (rules, classes, the environment names its patterns read, the same encoded); then
+# the compiled rules per (id(rules), id(classes), root, those names' values). The entries hold the
+# objects whose ids they are keyed on, so an id cannot be reused while its entry lives.
+_names: dict[int, tuple[object, object, tuple[str, ...], tuple[bytes, ...]]] = {}
+_compiled: dict[tuple[object, ...], tuple[object, object, list[tuple[PathRule, Test]]]] = {}
+
+
+def _environment(names: tuple[str, ...], encoded: tuple[bytes, ...]) -> tuple[object, ...]:
+    """The values of `names` now. os.environ's own table (bytes -> bytes on POSIX, kept by every
+    assignment to os.environ) is looked up afresh (os.environ may be replaced): a name that is not
+    set costs os.environ.get a KeyError, and a rule list names several such places."""
     data = getattr(os.environ, "_data", None) if os.name == "posix" else None
     if not isinstance(data, dict):
         return tuple(os.environ.get(name) for name in names)
-    return tuple(data.get(name) for name in _encoded(names))
-
-
-_encoded_names: dict[tuple[str, ...], tuple[bytes, ...]] = {}
-
-
-def _encoded(names: tuple[str, ...]) -> tuple[bytes, ...]:
-    encoded = _encoded_names.get(names)
-    if encoded is None:
-        if len(_encoded_names) >= MAX_COMPILED:
-            _encoded_names.clear()
-        encoded = _encoded_names[names] = tuple(os.fsencode(name) for name in names)
-    return encoded
-_compiled: dict[tuple[object, ...], tuple[object, object, list[tuple[PathRule, Test]]]] = {}
+    return tuple(data.get(name) for name in encoded)
 
 
 def compiled(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
@@ -81,8 +71,8 @@ def compiled(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
                               for name in anchor_names(pattern)}))
         if len(_names) >= MAX_COMPILED:
             _names.clear()
-        known = _names[id(rules)] = (rules, classes, names)
-    key = (id(rules), id(classes), root, _environment(known[2]))
+        known = _names[id(rules)] = (rules, classes, names, tuple(os.fsencode(name) for name in names))
+    key = (id(rules), id(classes), root, _environment(known[2], known[3]))
     entry = _compiled.get(key)
     if entry is None or entry[0] is not rules or entry[1] is not classes:
         if len(_compiled) >= MAX_COMPILED:
