@@ -216,35 +216,38 @@ class _Plan(NamedTuple):
         return changed, gone
 
 
-# plans by the index they were built from (the entry holds the index, so its id is not reused)
-_plans: dict[int, tuple[Index, str, _Plan]] = {}
+# each index this process read, by id (the entry holds the index, so its id is not reused): the
+# root it was read in, and its plan once one was worth building (None until then)
+_seen: dict[int, tuple[Index, str, _Plan | None]] = {}
 MAX_PLANS = 16
-
-
-# indexes read once in this process without a plan (same shape as _plans)
-_read_once: dict[int, tuple[Index, str]] = {}
 
 
 def _worth_a_plan(index: Index, root: str) -> bool:
     """Building a plan costs about what it saves in two readings, so one is built for an index
     read a second time in this process (a long-lived core: OpenCode's), or ahead of time (the warm
     core builds the latest readings' for its forks, each of which reads once)."""
-    key = id(index)
-    for cache in (_plans, _read_once):
-        hit = cache.get(key)
-        if hit is not None and hit[0] is index and hit[1] == root:
-            return True
-    if len(_read_once) >= MAX_PLANS:
-        _read_once.clear()
-    _read_once[key] = (index, root)
+    if _known(index, root) is not None:
+        return True
+    _remember(index, root, None)
     return False
+
+
+def _known(index: Index, root: str) -> "tuple[Index, str, _Plan | None] | None":
+    hit = _seen.get(id(index))
+    return hit if hit is not None and hit[0] is index and hit[1] == root else None
+
+
+def _remember(index: Index, root: str, plan: "_Plan | None") -> None:
+    if len(_seen) >= MAX_PLANS and id(index) not in _seen:
+        _seen.clear()
+    _seen[id(index)] = (index, root, plan)
 
 
 def plan_for(index: Index, root: str) -> _Plan:
     """The index's plan, built once per index and root (the warm core builds it for the latest
     readings, so that its forks start with it)."""
-    hit = _plans.get(id(index))
-    if hit is not None and hit[0] is index and hit[1] == root:
+    hit = _known(index, root)
+    if hit is not None and hit[2] is not None:
         return hit[2]
     folders = []
     for rel, folder in index.dirs.items():
@@ -262,9 +265,7 @@ def plan_for(index: Index, root: str) -> _Plan:
             files.append((root + "/" + rel, rel, old.ctime_ns or -1, old.ino, old.mtime_ns, old.size, old.mode))
     stray = [rel for rel in index.files if rel not in named]
     plan = _Plan(folders, files, stray, index.files)
-    if len(_plans) >= MAX_PLANS:
-        _plans.clear()
-    _plans[id(index)] = (index, root, plan)
+    _remember(index, root, plan)
     return plan
 
 
