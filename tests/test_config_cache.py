@@ -86,20 +86,50 @@ def test_every_change_of_a_file_is_a_miss(tmp_path: Path, cache_home: Path, sett
     assert load_config(path) == load._load_config(path) != replaced
 
 
+def stored_key(path: Path) -> bytes:
+    """The key a config's entry is stored under: its files, then the code that read them."""
+    return cache.file_key([path, *load.PRESET_FILES]) + cache.file_key(load.CODE)
+
+
 def test_a_change_of_the_preset_or_of_hookgate_is_a_miss(tmp_path: Path, cache_home: Path, settled: None,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     path = project(tmp_path)
     first = load_config(path)
-    key = cache.file_key([path, *load.DEPENDS])
+    key = stored_key(path)
+    version = cache.__version__
     monkeypatch.setattr(cache, "__version__", "99.0")
-    assert cache.file_key([path, *load.DEPENDS]) != key
+    assert stored_key(path) != key
+    monkeypatch.setattr(cache, "__version__", version)
     preset = tmp_path / "preset.toml"
-    preset.write_bytes(load.DEPENDS[0].read_bytes())
-    monkeypatch.setattr(load, "DEPENDS", (preset, *load.DEPENDS[1:]))
+    preset.write_bytes(load.PRESET_FILES[0].read_bytes())
+    monkeypatch.setattr(load, "PRESET_FILES", (preset,))
     assert load_config(path) == first
+    # the preset is read when the config is computed: an edit of it moves the key in memory too
+    in_memory = cache.file_key([path, *load.PRESET_FILES])
     time.sleep(0.02)
     preset.write_bytes(preset.read_bytes() + b"\n")
-    assert cache.file_key([path, *load.DEPENDS]) != key
+    assert cache.file_key([path, *load.PRESET_FILES]) != in_memory
+    assert stored_key(path) != key
+
+
+def test_a_change_of_the_code_that_reads_the_config_is_a_miss_for_the_next_process(
+        tmp_path: Path, cache_home: Path, settled: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process keeps its value (the code it runs is the code it loaded); a process started
+    after the code changed finds no entry of the old code on disk and computes it again."""
+    path = project(tmp_path)
+    module = tmp_path / "schema.py"
+    module.write_bytes(b"# a copy of the code\n")
+    monkeypatch.setattr(load, "CODE", (module,))
+    first = load_config(path)
+    [entry] = entries(cache_home)
+    stored = entry.read_bytes()
+    module.write_bytes(b"# the code, edited\n")
+    assert load_config(path) is first  # in memory: no look at the code
+    computed = []
+    monkeypatch.setattr(load._configs, "_memo", {})  # a new process
+    monkeypatch.setattr(load, "_load_config", lambda *a: computed.append(a) or first)
+    load_config(path)
+    assert computed and entry.read_bytes() != stored
 
 
 def test_files_still_changing_are_never_cached(tmp_path: Path, cache_home: Path) -> None:
@@ -125,7 +155,7 @@ def test_a_damaged_or_foreign_entry_is_recomputed_and_replaced(tmp_path: Path, c
     good = load_config(path)
     [entry] = entries(cache_home)
     for damage in (b"", b"\x00garbage", entry.read_bytes()[:-7],
-                   msgspec.msgpack.encode((cache.file_key([path, *load.DEPENDS]), msgspec.Raw(msgspec.msgpack.encode({"preset": 5}))))):
+                   msgspec.msgpack.encode((stored_key(path), msgspec.Raw(msgspec.msgpack.encode({"preset": 5}))))):
         entry.write_bytes(damage)
         load._configs._memo.clear()
         assert load_config(path) == good

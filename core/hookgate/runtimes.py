@@ -66,10 +66,17 @@ def plug(name: str) -> Plug:
 
 def stop_block_caps() -> dict[str, int]:
     """runtime title -> how many consecutive Stop blocks it takes before it ends the turn by itself, for
-    the runtimes that have such a cap (a stop gate's own bound must release first)."""
-    caps = {}
-    for entry in PLUGS:
-        cap = getattr(entry.module("limits"), "STOP_BLOCK_CAP", None)
-        if isinstance(cap, int):
-            caps[entry.title] = cap
-    return caps
+    the runtimes that have such a cap (a stop gate's own bound must release first). The plugs'
+    numbers are constants of their code: read once per process."""
+    global _caps
+    if _caps is None:
+        found = {}
+        for entry in PLUGS:
+            cap = getattr(entry.module("limits"), "STOP_BLOCK_CAP", None)
+            if isinstance(cap, int):
+                found[entry.title] = cap
+        _caps = found
+    return dict(_caps)
+
+
+_caps: dict[str, int] | None = None

@@ -37,13 +37,13 @@ def hook_files(project_hooks: Path) -> list[Path]:
 def gates(config: "Config", project: "Project | None") -> tuple[Gate, ...]:
     if project is None:
         return ()
-    paths = hook_files(project.hooks_path)
-    if not any(_present(path) for path in paths):  # most projects: the reader and runner stay unloaded
+    # most projects: the reader and runner stay unloaded (strings: no Path built for the look)
+    if not (_present(os.path.expanduser(GLOBAL_FILE)) or _present(project.hooks_file)):
         return ()
     from .gate import CommandHooks, ProblemNotice
     from .spec import EVENTS, load
 
-    files = load(paths)
+    files = load(hook_files(project.hooks_path))
     by_event: dict[str, list[Handler]] = {}
     for handler in files.handlers:
         if handler.event in KNOWN_EVENTS:  # the others (GoalUpdate) are never emitted
@@ -74,7 +74,7 @@ def preload() -> None:
     from . import gate, run, spec  # noqa: F401
 
 
-def _present(path: Path) -> bool:
+def _present(path: str) -> bool:
     """False only when the file is not there at all, the one case the reader skips in silence
     (spec._Reader.read); any other failure to stat it is the reader's to report."""
     try:

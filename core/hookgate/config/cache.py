@@ -58,21 +58,32 @@ class FileCache(Generic[T]):
         self._memo: dict[str, tuple[Key, T]] = {}
         self._decoder: msgspec.msgpack.Decoder[T] | None = None
 
-    def get(self, ident: str, sources: Iterable[Path], compute: Callable[[], T]) -> T:
-        """The value for `ident` (e.g. the config's path) computed from `sources`."""
+    def get(self, ident: str, sources: Iterable[Path], compute: Callable[[], T], code: Iterable[Path] = ()) -> T:
+        """The value for `ident` (e.g. the config's path) computed from `sources` (the files
+        `compute` reads) by `code` (the modules that compute and check it). The code is part of
+        the key on disk, for the next process; in memory it is the code this process has loaded
+        already, which an edit of its files does not change, so only the sources are looked at."""
         key = file_key(sources)
         if key is None:
             return compute()
         memo = self._memo.get(ident)
         if memo is not None and memo[0] == key:
             return memo[1]
+        value = self._stored(ident, key, code, compute)
+        self._memo[ident] = (key, value)
+        return value
+
+    def _stored(self, ident: str, sources_key: Key, code: Iterable[Path], compute: Callable[[], T]) -> T:
+        code_key = file_key(code)
+        if code_key is None:
+            return compute()
+        key = sources_key + code_key
         path = self._path(ident)
         value = self._read(path, key) if path else None
         if value is None:
             value = compute()
             if path:
                 self._write(path, key, value)
-        self._memo[ident] = (key, value)
         return value
 
     def _path(self, ident: str) -> Path | None:

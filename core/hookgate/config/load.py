@@ -21,14 +21,13 @@ from .schema import (REPORT_CHECK_NAMES, STAGE_CHECK_NAMES, Config, GateSettings
 
 PRESETS = ("godot", "none")
 PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
-# what a valid config depends on besides the config file itself: the presets, and the code that
-# reads and checks it (an editable install changes without a new version)
+# what a valid config depends on besides the config file itself: the presets it reads, and the
+# code that reads and checks it (an editable install changes without a new version)
 _PACKAGE = PRESET_DIR.parent
-DEPENDS = (
-    *(PRESET_DIR / f"{name}.toml" for name in PRESETS if name != "none"),
-    *(_PACKAGE / module for module in ("config/load.py", "config/schema.py", "pipeline/report_checks.py",
-                                       "pipeline/stage_checks.py")),
-)
+PRESET_FILES = tuple(PRESET_DIR / f"{name}.toml" for name in PRESETS if name != "none")
+CODE = tuple(_PACKAGE / module for module in ("config/load.py", "config/schema.py", "pipeline/report_checks.py",
+                                              "pipeline/stage_checks.py"))
+DEPENDS = (*PRESET_FILES, *CODE)
 _configs = FileCache("config", Config)
 # the pipeline tables name the folder of the pipeline state `{state}`: `.hookgate` in hookgate's
 # own layout, `.godotmaker` in GodotMaker's (store/layout.py), so one preset serves both
@@ -39,7 +38,7 @@ DEFAULT_STATE = ".hookgate"
 def load_config(path: Path, state: str = DEFAULT_STATE) -> Config:
     """Raises ConfigError naming the file and the field."""
     key = str(path) if state == DEFAULT_STATE else f"{path}|{state}"
-    return _configs.get(key, (path, *DEPENDS), lambda: _load_config(path, state))
+    return _configs.get(key, (path, *PRESET_FILES), lambda: _load_config(path, state), CODE)
 
 
 def open_project(root: Path) -> tuple[Project, Config]:

@@ -212,11 +212,20 @@ OBSERVERS = (
 def gates(config: "Config", project: "Project | None") -> tuple[Gate, ...]:
     if not config.effect.enabled:
         return ()
-    snapshot, restore = GATES
-    # the snapshot fails closed: only for the tools it wraps (and a patch's files), so a failure
-    # of its own never refuses a call it would not have checked (a web fetch, a read)
-    wrapped_tools = f"^(?:{config.effect.tools}|{FILE_TOOL_MATCHER})$"
-    return (msgspec.structs.replace(snapshot, matcher=wrapped_tools), restore)
+    found = _GATES_FOR.get(config.effect.tools)
+    if found is None:
+        snapshot, restore = GATES
+        # the snapshot fails closed: only for the tools it wraps (and a patch's files), so a failure
+        # of its own never refuses a call it would not have checked (a web fetch, a read)
+        wrapped_tools = f"^(?:{config.effect.tools}|{FILE_TOOL_MATCHER})$"
+        if len(_GATES_FOR) >= 16:
+            _GATES_FOR.clear()
+        # the same gates for the same tools: an unchanged config keeps its engine (engine_builder)
+        found = _GATES_FOR[config.effect.tools] = (msgspec.structs.replace(snapshot, matcher=wrapped_tools), restore)
+    return found
+
+
+_GATES_FOR: dict[str, tuple[Gate, ...]] = {}
 
 
 def observers(config: "Config", project: "Project | None") -> tuple[Observer, ...]:

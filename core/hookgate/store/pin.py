@@ -51,8 +51,17 @@ def state_home(env: Mapping[str, str]) -> Path | None:
 
 def pins_dir(env: Mapping[str, str]) -> Path | None:
     """Where this user's pins live."""
-    home = state_home(env)
-    return home / "pins" if home is not None else None
+    folder = _pins_folder(env)
+    return Path(folder) if folder is not None else None
+
+
+def _pins_folder(env: Mapping[str, str]) -> str | None:
+    """pins_dir as text: what every hook call looks up, without building a Path for it."""
+    state = env.get("XDG_STATE_HOME", "")
+    if state.startswith("/"):
+        return f"{state}/hookgate/pins"
+    home = env.get("HOME", "")
+    return f"{home}/.local/state/hookgate/pins" if home.startswith("/") else None
 
 
 def project_key(root: Path) -> str:
@@ -61,11 +70,15 @@ def project_key(root: Path) -> str:
 
 
 def record_path(directory: Path, runtime: str, session_id: str) -> Path:
+    return directory / _record_name(runtime, session_id)
+
+
+def _record_name(runtime: str, session_id: str) -> str:
     if _PLAIN_KEY.fullmatch(session_id):
         key = session_id
     else:  # an id no file name can hold as it is: a stable hash of it
         key = f"h{_fnv1a64(session_id.encode(errors='surrogateescape')):016x}"
-    return directory / f"{runtime}-{key}"
+    return f"{runtime}-{key}"
 
 
 def _fnv1a64(data: bytes) -> int:
@@ -76,18 +89,18 @@ def _fnv1a64(data: bytes) -> int:
     return h
 
 
-def pinned(directory: Path, runtime: str, session_id: str) -> Path | None:
+def pinned(directory: Path | str, runtime: str, session_id: str) -> Path | None:
     """The root this session was pinned to, or None (not pinned yet, or its root is gone)."""
-    path = record_path(directory, runtime, session_id)
+    path = os.path.join(directory, _record_name(runtime, session_id))
     try:
         with open(path, "rb") as f:
             text = f.read(8192).decode(errors="surrogateescape").strip()
             age = time.time() - os.fstat(f.fileno()).st_mtime
     except OSError:
         return None
-    root = Path(text)
-    if not text.startswith("/") or not root.is_dir():
+    if not text.startswith("/") or not os.path.isdir(text):
         return None
+    root = Path(text)
     if age > _TOUCH_AFTER:
         try:
             os.utime(path)
@@ -156,10 +169,10 @@ def governing_root(cwd: str | None, env: Mapping[str, str], runtime: str, sessio
 
     if env.get("HOOKGATE_PROJECT_DIR"):
         return Path(env["HOOKGATE_PROJECT_DIR"]).resolve()
-    directory = pins_dir(env) if session_id else None
+    directory = _pins_folder(env) if session_id else None
     if directory is not None:
         root = pinned(directory, runtime, session_id)
         if root is not None:
             return root
     found = Project.locate(project_dir or cwd)
-    return pin(directory, runtime, session_id, found) if directory is not None else found
+    return pin(Path(directory), runtime, session_id, found) if directory is not None else found

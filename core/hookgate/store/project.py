@@ -33,6 +33,11 @@ _NOT_PROJECTS = frozenset({".git", "node_modules", ".venv"})
 ROLE_NAME = re.compile(r"[a-z][a-z0-9_-]{0,63}")
 
 
+MAX_OPENED = 64  # projects (root x layout x state folder) one process keeps opened
+
+_opened: dict[tuple[str, str, str | None], "Project"] = {}
+
+
 class Project:
     def __init__(self, root: Path, state_dir: Path | None = None, *, layout: Layout | None = None) -> None:
         self.root = root
@@ -40,6 +45,7 @@ class Project:
         self.config_dir = root / HOOKGATE_DIR
         self.config_path = self.config_dir / "config.toml"
         self.hooks_path = self.config_dir / "hooks.json"
+        self.hooks_file = str(self.hooks_path)
         self.policy_dir = self.config_dir / "policies"
         self.dir = root / self.layout.dir  # the pipeline state
         self.state_dir = state_dir or self.dir
@@ -54,9 +60,20 @@ class Project:
 
     @classmethod
     def open(cls, root: Path, compat: str | None = None, state_dir: str | None = None) -> "Project":
-        """The project at `root` as its config lays it out: decided once, before any state is read."""
+        """The project at `root` as its config lays it out: decided once, before any state is read.
+        The layout and the state folder are decided afresh on every call (from the folders as
+        they are now); the same answers give back the same Project, whose own memory is only
+        paths and readings checked against the files' identity, so a long-running core keeps
+        its session stores and its reading of the role file from call to call."""
         layout = choose(root, compat)
-        return cls(root, (root / state_dir).resolve() if state_dir else None, layout=layout)
+        state = (root / state_dir).resolve() if state_dir else None
+        key = (str(root), layout.name, str(state) if state else None)
+        project = _opened.get(key)
+        if project is None:
+            if len(_opened) >= MAX_OPENED:
+                _opened.clear()
+            project = _opened[key] = cls(root, state, layout=layout)
+        return project
 
     @property
     def godotmaker(self) -> bool:
