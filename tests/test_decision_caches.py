@@ -240,3 +240,67 @@ def test_a_folder_swapped_for_a_symlink_between_two_calls_is_seen_by_a_reused_po
     (root / "docs" / "notes").unlink()
     (root / "docs" / "notes").mkdir()
     assert decide_reused(target) is None
+
+
+def test_a_project_reopened_unchanged_is_the_same_and_a_changed_layout_is_a_new_one(tmp_path: Path) -> None:
+    """Project.open keeps what it opened (a core's sessions and role reading live on), decided
+    afresh each time from the folders: GodotMaker's layout once only `.godotmaker/` is there,
+    and a state folder whose symlink moved is the new place."""
+    from hookgate.store.project import Project
+
+    root = tmp_path / "game"
+    (root / ".godotmaker").mkdir(parents=True)
+    (root / ".hookgate").mkdir()
+    first = Project.open(root)
+    assert Project.open(root) is first and first.layout.dir == ".hookgate"
+    (root / ".hookgate").rmdir()
+    godotmaker = Project.open(root)
+    assert godotmaker is not first and godotmaker.layout.dir == ".godotmaker"
+    assert godotmaker.role_path == root / ".godotmaker" / godotmaker.layout.role
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (root / "state").symlink_to(tmp_path / "a")
+    assert Project.open(root, state_dir="state").state_dir == tmp_path / "a"
+    (root / "state").unlink()
+    (root / "state").symlink_to(tmp_path / "b")
+    assert Project.open(root, state_dir="state").state_dir == tmp_path / "b"
+
+
+def test_an_engine_is_kept_for_the_same_config_and_gates_and_rebuilt_for_others(root: Path) -> None:
+    """build_engine's quick look (the same config object and the same gate objects): an edited
+    config is a new object with other gates, and its engine decides by it."""
+    from hookgate.config.load import open_project
+    from hookgate.engine_builder import build_engine
+
+    project, config = open_project(root)
+    engine = build_engine(config, project)
+    assert build_engine(config, project) is engine
+    (root / ".hookgate" / "config.toml").write_text(
+        '[gates.check_file_permissions]\nenabled = false\n[effect]\ntools = "Bash"\n')
+    project, edited = open_project(root)
+    other = build_engine(edited, project)
+    ids = {gate.id for gate in other.gates}
+    assert other is not engine and "check_file_permissions" not in ids
+    assert "check_file_permissions" in {gate.id for gate in engine.gates}
+    snapshot = next(gate for gate in other.gates if gate.id == "effect_snapshot")
+    assert snapshot.matcher.startswith("^(?:Bash|")
+    assert decide(root, "src/player.gd") is None  # the edited config's engine judged it
+
+
+def test_the_gates_an_engine_remembers_for_a_tool_are_the_ones_its_matchers_select() -> None:
+    from hookgate.engine.gate import Gate
+    from hookgate.engine.loop import Engine
+    from hookgate.model.events import PostToolUse, PreToolUse
+
+    def named(id: str, matcher: str | None, events: tuple[str, ...] = ("PreToolUse",)) -> Gate:
+        return Gate(id=id, events=events, matcher=matcher, check=lambda e, c: None)
+
+    gates = [named("all", None), named("writes", "Write|Edit"), named("mcp", "^mcp__.*"),
+             named("after", "Write", ("PostToolUse",))]
+    engine = Engine(gates)
+    for tool, expected in [("Write", ["all", "writes"]), ("Bash", ["all"]), ("mcp__x__y", ["all", "mcp"]),
+                           ("Write", ["all", "writes"]), ("Edit", ["all", "writes"])]:
+        event = PreToolUse(session_id="s", tool_name=tool, tool_input={})
+        assert [g.id for g in engine.gates_for(event)] == expected, tool
+    after = PostToolUse(session_id="s", tool_name="Write", tool_input={}, tool_response={})
+    assert [g.id for g in engine.gates_for(after)] == ["after"]

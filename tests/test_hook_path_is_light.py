@@ -235,17 +235,49 @@ def test_the_registered_warm_path_imports_neither_site_nor_os(wheel_hookgate: Pa
     assert started.returncode == 0, started.stderr
     answer, modules, _ = run_registered(command, payload, tmp_path, env, importtime=True)
     assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
-    deadline = time.monotonic() + 10  # the fork tells its core after the caller has the answer
-    while True:
-        status = subprocess.run([str(wheel_hookgate), "warm", "--project", str(tmp_path), "status"], env=env,
-                                capture_output=True, text=True, timeout=60).stdout
-        if "1 calls answered" in status or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
-    assert "1 calls answered" in status, status  # the core answered it
+    assert answered_by(wheel_hookgate, tmp_path, env, 1), "the core answered it"
     ours = {m for m in modules if m.startswith("hookgate")}
     assert "hookgate.warm.client" in ours and ours <= WARM_CLIENT, ours - WARM_CLIENT
     assert {"site", "os", "msgspec", "hookgate.stdin"} & modules == set(), modules
+
+
+def test_a_warm_answer_leaves_the_registered_command_as_the_in_process_one_does(wheel_hookgate: Path,
+                                                                               tmp_path: Path,
+                                                                               warm: Warm) -> None:
+    """The registered command leaves at once after writing a core's answer (core/bin/hookgate):
+    the same stdout, stderr and exit code as a call decided in-process, for a refused call that
+    exits 0 and one the fail mode blocks with exit 2 and a message on stderr."""
+    env = {**warm.env(), "PATH": "/usr/bin:/bin"}
+    refused = write_payload(tmp_path)
+    command = registered(wheel_hookgate, tmp_path, env)
+    started = subprocess.run([str(wheel_hookgate), "warm", "--project", str(tmp_path), "start"], env=env,
+                             capture_output=True, text=True, timeout=60)
+    assert started.returncode == 0, started.stderr
+    answers = {}
+    for name, call_env in (("warm", env), ("in-process", {**env, "HOOKGATE_WARM": "off"})):
+        for payload in (refused, b"{not json"):
+            done = subprocess.run(["sh", "-c", command], input=payload, cwd=tmp_path, env=call_env,
+                                  capture_output=True, timeout=120)
+            answers.setdefault(name, []).append((done.stdout, done.stderr, done.returncode))
+    assert answers["warm"] == answers["in-process"]
+    (deny, _, deny_code), (_, blocked, blocked_code) = answers["warm"]
+    assert b'"permissionDecision":"deny"' in deny and deny_code == 0
+    assert blocked_code == 2 and b"fail closed" in blocked, blocked
+    assert answered_by(wheel_hookgate, tmp_path, env, 2), "the core answered the warm two"
+
+
+def answered_by(hookgate: Path, project: Path, env: dict[str, str], count: int) -> bool:
+    """Whether the project's core (of this install) has answered `count` calls; a fork tells its
+    core after its caller has the answer, so this waits a moment for it."""
+    deadline = time.monotonic() + 10
+    while True:
+        status = subprocess.run([str(hookgate), "warm", "--project", str(project), "status"], env=env,
+                                capture_output=True, text=True, timeout=60).stdout
+        if f" {count} calls answered" in status:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 
 def test_the_registered_cold_path_finds_its_packages(wheel_hookgate: Path, tmp_path: Path, warm: Warm) -> None:

@@ -15,6 +15,9 @@ import sys
 from hookgate.runtimes import STDIN
 
 USAGE = f"usage: hookgate hook {'|'.join(STDIN)} [--event EVENT_NAME] < payload.json\n"
+# True once a warm core's answer is written out: the process then holds nothing of its own to
+# finish, and the registered command (core/bin/hookgate) leaves without tearing the interpreter down
+answered_by_core = False
 
 
 def main(args: list[str]) -> int:
@@ -59,6 +62,8 @@ def main(args: list[str]) -> int:
             client.start()
         except Exception:  # the answer is out: nothing here may change its exit code
             pass
+    global answered_by_core
+    answered_by_core = isinstance(warm, tuple)
     return code
 
 

@@ -20,7 +20,7 @@ observers:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import msgspec
 
@@ -85,11 +85,27 @@ def _role(ctx: "Context") -> str | None:
 
 
 def _matches(pattern: str, tool: str) -> bool:
-    if pattern in ("", "*"):
-        return True
-    if re.fullmatch(r"[A-Za-z0-9_|]+", pattern):
-        return tool in pattern.split("|")
-    return re.fullmatch(pattern, tool) is not None
+    """Whether `tool` is one `pattern` names: every tool ("" or "*"), a "|"-separated list of
+    names, or else a regular expression the whole name matches."""
+    test = _tests.get(pattern)
+    if test is None:
+        if pattern in ("", "*"):
+            test = _any_tool
+        elif re.fullmatch(r"[A-Za-z0-9_|]+", pattern):
+            test = frozenset(pattern.split("|")).__contains__
+        else:
+            test = re.compile(pattern).fullmatch
+        if len(_tests) >= 64:
+            _tests.clear()
+        _tests[pattern] = test
+    return bool(test(tool))
+
+
+def _any_tool(tool: str) -> bool:
+    return True
+
+
+_tests: dict[str, Callable[[str], object]] = {}
 
 
 def wrapped(event: "Event", ctx: "Context") -> bool:

@@ -22,6 +22,7 @@ CONTEXT_REACHES_MODEL = frozenset(
 )
 # Outputs that stop or interrupt the agent; only gates declared may_block may produce them.
 BLOCKING_KINDS = (Block, Retry, Ask)
+MAX_MATCHED = 512  # (event, tool) pairs an engine remembers the applying gates of
 
 
 class Decision(msgspec.Struct, frozen=True, kw_only=True):
@@ -54,10 +55,24 @@ class Engine:
         for observer in observers:
             for name in observer.events:
                 self._observers[name].append((observer, compile_matcher(observer.matcher)))
+        # (event name, matched value) -> the gates and the observers that apply: matchers are pure
+        # functions of the value, and an engine's gates never change
+        self._matched: dict[tuple[str, str | None], tuple[tuple[Gate, ...], tuple[Observer, ...]]] = {}
 
-    def gates_for(self, event: Event) -> list[Gate]:
-        value = event.match_value
-        return [gate for gate, matches in self._by_event.get(event.name, ()) if matches(value)]
+    def gates_for(self, event: Event) -> tuple[Gate, ...]:
+        return self._applying(event)[0]
+
+    def _applying(self, event: Event) -> tuple[tuple[Gate, ...], tuple[Observer, ...]]:
+        key = (event.name, event.match_value)
+        found = self._matched.get(key)
+        if found is None:
+            value = key[1]
+            found = (tuple(gate for gate, matches in self._by_event.get(event.name, ()) if matches(value)),
+                     tuple(observer for observer, matches in self._observers.get(event.name, ()) if matches(value)))
+            if len(self._matched) >= MAX_MATCHED:
+                self._matched.clear()
+            self._matched[key] = found
+        return found
 
     def evaluate(self, event: Event, ctx: Context) -> Decision:
         verdicts: list[Verdict] = []
@@ -76,6 +91,9 @@ class Engine:
         monitored: list[str] = []
         for gate in self.gates_for(event):
             verdict = self._run(gate, event, ctx, failed)
+            if verdict is ALLOW:  # most gates' answer: nothing to bound, record or fold in
+                ran.append((gate.id, "allow", None))
+                continue
             ran.append((gate.id, verdict.kind, getattr(verdict, "reason", None)))
             if gate.mode == "monitor" and not isinstance(verdict, (Allow, ContextVerdict)):
                 verdict = _monitored(gate, verdict, ctx, monitored)
@@ -136,7 +154,9 @@ class Engine:
 
     def _run(self, gate: Gate, event: Event, ctx: Context, failed: list[str]) -> Verdict:
         try:
-            verdict = call_with_deadline(gate.check, gate.timeout, event, ctx) or ALLOW
+            verdict = call_with_deadline(gate.check, gate.timeout, event, ctx)
+            if verdict is None:
+                return ALLOW
             if not isinstance(verdict, Verdict):
                 raise TypeError(f"returned {type(verdict).__name__}, not a Verdict")
         except Exception as exc:  # a gate's failure is turned into its declared outcome, never raised
@@ -173,10 +193,7 @@ class Engine:
         return ContextVerdict(context=warning, message=warning)
 
     def _observe(self, event: Event, decision: Decision, ctx: Context) -> None:
-        value = event.match_value
-        for observer, matches in self._observers.get(event.name, ()):
-            if not matches(value):
-                continue
+        for observer in self._applying(event)[1]:
             try:
                 call_with_deadline(observer.observe, 5.0, event, decision, ctx)
             except Exception as exc:  # observers only record; their failure must not change anything

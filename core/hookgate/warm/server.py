@@ -225,6 +225,7 @@ class Core:
         self.answered = answered
         if not select.select([listener], [], [], 0)[0]:  # with a caller already waiting, serve it now
             touch_pages(scratch)
+        self.printed = _capture()  # made before a caller waits: it does not depend on the call
         gc.freeze()
         with orphan_watch(core):
             conn, _ = listener.accept()
@@ -263,7 +264,7 @@ class Core:
         os.umask(int(umask))
         take_environment(dict(entry.split(b"=", 1) for entry in env if b"=" in entry))
         conn.settimeout(None)
-        printed_out, printed_err = _capture()
+        printed_out, printed_err = self.printed
         from hookgate.stdin import evaluate
 
         if self.telemetry is not None:  # this call's decision goes to the core's exporter
@@ -433,9 +434,10 @@ def refresh_config(project: str) -> None:
     """Keep the project's config, its rule lists compiled and the effect check's readings decoded
     in the caches the forks inherit (a stat each when nothing changed)."""
     from hookgate.config.load import open_project
+    from hookgate.engine_builder import build_engine
     from hookgate.errors import ConfigError
-
     from hookgate.pipeline.rules import prepare
+    from hookgate.python_hooks import policy_files
 
     try:
         found, config = open_project(Path(project))
@@ -444,6 +446,13 @@ def refresh_config(project: str) -> None:
     # the rule lists compiled for this project and environment (HOME and the places its patterns
     # name): a fork whose caller has the same environment judges a write without compiling
     prepare(config.pipeline, str(found.root))
+    # and the engine of its gates built, unless the project has policies: those run in each
+    # call's fork, never in the core
+    if not config.policies.modules and not policy_files(found.policy_dir):
+        try:
+            build_engine(config, found)
+        except ConfigError:
+            pass  # each call reports it, as in-process
     if config.effect.enabled:  # the effect check ready: its readings decoded, its rules compiled
         from hookgate.effect import prepare as prepare_effect
 
