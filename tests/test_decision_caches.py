@@ -304,3 +304,33 @@ def test_the_gates_an_engine_remembers_for_a_tool_are_the_ones_its_matchers_sele
         assert [g.id for g in engine.gates_for(event)] == expected, tool
     after = PostToolUse(session_id="s", tool_name="Write", tool_input={}, tool_response={})
     assert [g.id for g in engine.gates_for(after)] == ["after"]
+
+
+@pytest.mark.parametrize("keep_mtime", [False, True], ids=["mtime moved", "mtime put back"])
+def test_the_stage_log_read_once_is_read_again_after_any_change(root: Path, keep_mtime: bool) -> None:
+    """Every decision's record counts the completed stages: the log is kept by its identity, so
+    an append, a rewrite in place with the same length (its mtime put back too) and a removal
+    are each seen by the next look, and a log younger than the racy window is always read."""
+    from hookgate.store.project import Project
+
+    project = Project.open(root)
+    log = project.stage_path
+    assert project.stage_log() == []
+    project.append_stage("gdd")
+    assert [e["role"] for e in project.stage_log()] == ["gdd"]  # young: read again
+    project.append_stage("asset")
+    assert [e["role"] for e in project.stage_log()] == ["gdd", "asset"]
+    settled()
+    assert [e["role"] for e in project.stage_log()] == ["gdd", "asset"]
+    assert [e["role"] for e in project.stage_log()] == ["gdd", "asset"]  # known now
+    before = log.stat()
+    text = log.read_bytes()
+    with open(log, "r+b") as f:
+        f.write(text.replace(b'"asset"', b'"build"'))  # the same length
+    if keep_mtime:
+        os.utime(log, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert log.stat().st_ino == before.st_ino and log.stat().st_size == before.st_size
+    assert [e["role"] for e in project.stage_log()] == ["gdd", "build"]
+    assert project.completed_roles() == {"gdd", "build"}
+    log.unlink()
+    assert project.stage_log() == [] and project.completed_roles() == set()

@@ -76,6 +76,8 @@ def test_a_cold_write_imports_only_the_checks_of_a_write(tmp_path, warm):
     imported = probe(tmp_path, warm.cold())
     assert {"hookgate.pipeline.permissions", "hookgate.pipeline.stages", "hookgate.pipeline.session"} <= imported
     assert imported & (SHELL_READER | SUBAGENT_CHECKS | OTHER_EVENTS | HOOK_SOURCES) == set()
+    # the gates' deadlines use the C module of `signal` (no enums built), the pins no `threading`
+    assert imported & {"signal", "threading"} == set()
 
 
 def test_a_cold_bash_call_imports_the_shell_reader_and_not_the_others(tmp_path, warm):

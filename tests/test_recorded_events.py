@@ -8,6 +8,8 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+
 from pipeline_support import Pipeline
 from hookgate.recording import MAX_CHARS, TAIL_CHARS, scrub
 
@@ -113,3 +115,18 @@ def test_a_text_scrubbed_before_is_scrubbed_alike_and_long_texts_are_not_kept() 
     assert recording.scrub(secret + " # again")[1]
     long_text = "x" * (recording._MEMO_CHARS + 1) + " password=hunter22"
     assert recording.scrub(long_text)[1] and long_text not in recording._SCRUBBED
+
+
+def test_only_a_text_that_holds_a_hint_compiles_the_patterns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The secret patterns are compiled on first use (a cold hook process pays for none while its
+    texts hold no hint), and scrub by them as before once one does."""
+    from hookgate import recording
+
+    monkeypatch.setattr(recording, "_compiled", {})
+    monkeypatch.setattr(recording, "_SCRUBBED", {})
+    assert recording.scrub("/home/u/game/src/player.gd: Build role cannot write game code") == (
+        "/home/u/game/src/player.gd: Build role cannot write game code", False)
+    assert recording._compiled == {}
+    assert recording.scrub("export API_TOKEN=abcdefgh12345 && curl -H 'Authorization: Bearer abcdefghijklmnop'") == (
+        "export API_TOKEN=[redacted] && curl -H 'Authorization: [redacted]'", True)
+    assert recording._compiled

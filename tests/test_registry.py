@@ -390,3 +390,15 @@ def test_the_model_reads_the_reason_and_the_retry_guidance():
 
     answer = msgspec.json.decode(render("PreToolUse", Retry(reason="policy backend unavailable", delay_ms=1500)).stdout)
     assert answer["hookSpecificOutput"]["permissionDecisionReason"] == "policy backend unavailable (temporary: retry in 1.5s)"
+
+
+def test_a_process_that_loaded_the_registry_and_registered_nothing_loads_no_policies(ctx, monkeypatch):
+    """A warm core imports the registry while it primes and registers nothing: its forks skip
+    the loader for a project without policies, and a hook the process does register counts."""
+    import hookgate.python_hooks as source
+
+    with monkeypatch.context() as patched:
+        patched.setattr(source, "loaded", lambda *a: pytest.fail("the loader ran with nothing to load"))
+        assert registry.hook_count() == 0 and source.gates(ctx.config, ctx.project) == ()
+    hook("mine", result=lambda e: block("mine says no"))
+    assert [gate.id for gate in source.gates(ctx.config, ctx.project)] == ["python_hooks.pre_tool_use"]

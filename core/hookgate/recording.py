@@ -29,10 +29,10 @@ REDACTED = "[redacted]"
 
 # A name that says secret (tested on the whole name, after the match: a name pattern with the
 # words inside it backtracks quadratically over long runs of letters, and this runs on every call)
-_SECRET_WORD = re.compile(r"(?i)secret|token|passw(?:or)?d|passwd|api[_-]?key|access[_-]?key|private[_-]?key"
-                          r"|credentials?|authorization|auth[_-]?token")
+_SECRET_WORD = (r"(?i)secret|token|passw(?:or)?d|passwd|api[_-]?key|access[_-]?key|private[_-]?key"
+                r"|credentials?|authorization|auth[_-]?token")
 # possessive: a name is taken whole, never re-tried shorter
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = (
     r"""(?P<name>\b[A-Za-z_][A-Za-z0-9_.-]{0,63}+["']?)(?P<sep>\s*[=:]\s*)(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s'";&|,}]+)"""
 )
 # (a literal every match contains, looked for first: most strings have none, and `in` is cheap
@@ -49,7 +49,18 @@ _TOKEN_SHAPES = (
     ("npm_", r"\bnpm_[A-Za-z0-9]{30,}\b"),
     ("://", r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),
 )
-_TOKENS = tuple((hint, re.compile(shape)) for hint, shape in _TOKEN_SHAPES)
+# each expression compiled the first time a text holds its hint: a cold hook process whose texts
+# hold none (most) compiles none of them
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(source: str) -> re.Pattern[str]:
+    pattern = _compiled.get(source)
+    if pattern is None:
+        pattern = _compiled[source] = re.compile(source)
+    return pattern
+
+
 _SECRET_HINTS = ("secret", "token", "passw", "api_key", "apikey", "api-key", "access_key", "access-key",
                  "private_key", "private-key", "credential", "authorization", "auth_token", "auth-token")
 # the name side of an assignment that only looks like one: keep `--auth-type=none`-style flags readable
@@ -86,7 +97,7 @@ def _scrub(text: str) -> tuple[str, bool]:
     def assignment(match: re.Match[str]) -> str:
         nonlocal found
         value = match.group("value").strip("'\"")
-        if not _SECRET_WORD.search(match.group("name")) or value.lower() in _HARMLESS_VALUES or value == REDACTED:
+        if not _pattern(_SECRET_WORD).search(match.group("name")) or value.lower() in _HARMLESS_VALUES or value == REDACTED:
             return match.group(0)
         found = True
         return f"{match.group('name')}{match.group('sep')}{REDACTED}"
@@ -98,11 +109,11 @@ def _scrub(text: str) -> tuple[str, bool]:
 
     lower = text.lower()
     out = text
-    for hint, pattern in _TOKENS:  # first: `Authorization: Bearer <token>` is a token, not a value `Bearer`
+    for hint, shape in _TOKEN_SHAPES:  # first: `Authorization: Bearer <token>` is a token, not a value `Bearer`
         if hint in lower:
-            out = pattern.sub(token, out)
+            out = _pattern(shape).sub(token, out)
     if ("=" in out or ":" in out) and any(hint in lower for hint in _SECRET_HINTS):
-        out = _ASSIGNMENT.sub(assignment, out)
+        out = _pattern(_ASSIGNMENT).sub(assignment, out)
     return out, found
 
 
@@ -195,7 +206,7 @@ def decision_records(ctx: Any, events: Sequence[Any], decisions: Sequence[Any]) 
     the same calls leave the same files, warm or in-process; the OpenTelemetry span has it."""
     project = ctx.project
     role = project.current_role()
-    stages = len(project.stage_log()) if project.stage_path.exists() else 0
+    stages = len(project.stage_log())
     noted = _Bounds().value([dict(r) for r in ctx.records], "records")
     out = []
     for part, (event, decision) in enumerate(zip(events, decisions)):

@@ -15,18 +15,19 @@ is abandoned, not killed, when it overruns.
 from __future__ import annotations
 
 import _thread
-import signal
 import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
-if TYPE_CHECKING:  # the C module has no stubs; its signal() is signal.signal without the enum wrapping
-    _signal = signal
+if TYPE_CHECKING:  # the C module has no stubs; it is `signal` without the enums
+    import signal as _signal
 else:
-    import _signal  # signal.signal wraps every handler in an enum lookup that costs more than the gate
+    # not `signal`: its import builds three enums (a millisecond of a cold hook process), and its
+    # signal() wraps every handler in an enum lookup that costs more than the gate
+    import _signal
 
 T = TypeVar("T")
-_HAS_ALARM = hasattr(signal, "setitimer")
+_HAS_ALARM = hasattr(_signal, "setitimer")
 # a timer that fires this close before the running gate's deadline counts as at it: the
 # real-time timer and the monotonic clock need not agree to the microsecond
 _SLACK = 0.001
@@ -59,7 +60,7 @@ class _Alarm:
 
     def arm(self, at: float, seconds: float) -> None:
         self.armed = at
-        signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-6))
+        _signal.setitimer(_signal.ITIMER_REAL, max(seconds, 1e-6))
 
     def run(self, fn: Callable[..., T], seconds: float, args: tuple[Any, ...]) -> T:
         outer = (self.deadline, self.seconds)  # a gate may run another under its own deadline
@@ -100,7 +101,7 @@ def event_deadlines() -> Iterator[None]:
         return
     alarm = _Alarm()
     try:
-        previous = _signal.signal(signal.SIGALRM, alarm.on_alarm)
+        previous = _signal.signal(_signal.SIGALRM, alarm.on_alarm)
     except ValueError:  # not the main thread: each gate gets a helper thread
         yield
         return
@@ -111,8 +112,8 @@ def event_deadlines() -> Iterator[None]:
         _active = None
         alarm.deadline = None
         if alarm.armed is not None:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        _signal.signal(signal.SIGALRM, previous)
+            _signal.setitimer(_signal.ITIMER_REAL, 0)
+        _signal.signal(_signal.SIGALRM, previous)
 
 
 def call_with_deadline(fn: Callable[..., T], seconds: float | None, *args: Any) -> T:

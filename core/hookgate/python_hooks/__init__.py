@@ -79,9 +79,11 @@ def gates(config: "Config", project: "Project | None") -> tuple[Gate, ...]:
 
 def _any_hooks(config: "Config", project: "Project | None") -> bool:
     """Whether anything could register a hook: a policy module or file to run, or hooks this
-    process registered itself (only after it imported the registry). Without any, the loader, the
-    registry and the chain are not even imported."""
-    return bool(config.policies.modules or f"{__name__}.hooks" in sys.modules
+    process registered itself (only possible once it imported the registry: a warm core imports
+    it without registering any). Without any, the loader, the registry and the chain are not
+    even imported."""
+    registry = sys.modules.get(f"{__name__}.hooks")
+    return bool(config.policies.modules or (registry is not None and registry.PROCESS.hooks())
                 or policy_files(project.policy_dir if project else None))
 
 

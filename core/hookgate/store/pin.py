@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import re
-import threading
+import _thread
 import time
 from pathlib import Path
 from typing import Mapping
@@ -134,7 +134,7 @@ def pin(directory: Path, runtime: str, session_id: str, root: Path) -> Path:
 
 
 def _write_tmp(directory: Path, path: Path, root: Path) -> Path:
-    tmp = directory / f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp"  # one per writer
+    tmp = directory / f".{path.name}.{os.getpid()}.{_thread.get_ident()}.tmp"  # one per writer
     tmp.write_bytes(str(root).encode(errors="surrogateescape") + b"\n")
     return tmp
 

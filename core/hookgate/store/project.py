@@ -56,6 +56,8 @@ class Project:
         self._role_seen: tuple[tuple[int, int, int, int, int], str | None] | None = None
         self._sessions: dict[str, SessionStore] = {}
         self.stage_path = self.dir / self.layout.stage_log
+        self._stage_file = str(self.stage_path)
+        self._stages_seen: tuple[tuple[int, int, int, int, int], tuple[dict[str, Any], ...]] | None = None
         self.schemas_path = self.dir / self.layout.stage_schemas
 
     @classmethod
@@ -179,6 +181,17 @@ class Project:
 
     # -- completed stages ------------------------------------------------------------------
     def stage_log(self) -> list[dict[str, Any]]:
+        """The completed stages, in order. Every decision's record counts them, so the log is
+        read again only when its file's identity changed, or while it is younger than the racy
+        window (the role file's rule)."""
+        try:
+            st = os.stat(self._stage_file)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        identity = locked.identity(st)
+        seen = self._stages_seen
+        if seen is not None and seen[0] == identity:
+            return list(seen[1])
         entries = []
         for line in locked.read(self.stage_path).splitlines():
             try:
@@ -187,6 +200,7 @@ class Project:
                 continue  # a damaged line is skipped, the rest of the log still counts
             if isinstance(entry, dict) and isinstance(entry.get("role"), str):
                 entries.append(entry)
+        self._stages_seen = (identity, tuple(entries)) if locked.settled(st) else None
         return entries
 
     def completed_roles(self) -> set[str]:
