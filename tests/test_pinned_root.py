@@ -209,3 +209,11 @@ def test_doctor_lists_nested_projects(root: Path) -> None:
     done = subprocess.run([HOOKGATE, "doctor", "--project", str(root)], capture_output=True, text=True)
     lines = [line for line in done.stdout.splitlines() if "nested projects" in line]
     assert len(lines) == 1 and "src/.hookgate: a project of its own" in lines[0], done.stdout
+
+
+@pytest.mark.parametrize("env", [{"XDG_STATE_HOME": "/"}, {"XDG_STATE_HOME": "/x/"}, {"XDG_STATE_HOME": "rel", "HOME": "/h"},
+                                 {"HOME": "/root"}, {"HOME": "/"}, {"HOME": "rel"}, {}])
+def test_the_pins_are_in_the_state_home_however_it_is_spelled(env: dict[str, str]) -> None:
+    """Each call looks its pin up by text (no Path built for it): the same folder as state_home's."""
+    home = pin.state_home(env)
+    assert pin.pins_dir(env) == (home / "pins" if home is not None else None)

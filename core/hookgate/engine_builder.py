@@ -49,20 +49,16 @@ def build_engine(config: Config, project: "Project | None" = None) -> Engine:
     # The sources hand out the same gate objects while nothing they read changed (the pipeline's
     # are constants, the effect check's are kept per config); the same objects under the same
     # config are the same engine, without configuring the gates and hashing them field by field.
+    # (The entry holds the objects whose ids it is keyed on, so no id is reused while it lives.)
     quick = (id(config), *map(id, gates), None, *map(id, observers))
     known = _BY_IDENTITY.get(quick)
-    if known is not None and known[0] is config and _same(known[1], gates) and _same(known[2], observers):
-        return known[3]
+    if known is not None:
+        return known[1]
     engine = _engine(config, gates, observers)
     if len(_BY_IDENTITY) >= MAX_ENGINES:
         _BY_IDENTITY.clear()
-    # the entry holds the objects whose ids it is keyed on, so no id is reused while it lives
-    _BY_IDENTITY[quick] = (config, tuple(gates), tuple(observers), engine)
+    _BY_IDENTITY[quick] = ((config, *gates, *observers), engine)
     return engine
-
-
-def _same(kept: tuple[object, ...], now: list[Gate] | list[Observer]) -> bool:
-    return len(kept) == len(now) and all(a is b for a, b in zip(kept, now))
 
 
 def _engine(config: Config, gates: list[Gate], observers: list[Observer]) -> Engine:
@@ -94,15 +90,16 @@ def _engine(config: Config, gates: list[Gate], observers: list[Observer]) -> Eng
 
 
 def _sources() -> tuple[ModuleType, ...]:
+    global _SOURCES
     if not _SOURCES:
-        _SOURCES.extend(import_module(name) for name in GATE_SOURCES)
-    return tuple(_SOURCES)
+        _SOURCES = tuple(import_module(name) for name in GATE_SOURCES)
+    return _SOURCES
 
 
 MAX_ENGINES = 32  # distinct policies kept in one process (the warm core's forks start with its own)
 _ENGINES: dict[tuple[object, ...], Engine] = {}
-_BY_IDENTITY: dict[tuple[object, ...], tuple[Config, tuple[Gate, ...], tuple[Observer, ...], Engine]] = {}
-_SOURCES: list[ModuleType] = []
+_BY_IDENTITY: dict[tuple[object, ...], tuple[tuple[object, ...], Engine]] = {}
+_SOURCES: tuple[ModuleType, ...] = ()
 
 
 def configured(gate: Gate, config: Config) -> Gate:

@@ -59,9 +59,9 @@ def _pins_folder(env: Mapping[str, str]) -> str | None:
     """pins_dir as text: what every hook call looks up, without building a Path for it."""
     state = env.get("XDG_STATE_HOME", "")
     if state.startswith("/"):
-        return f"{state}/hookgate/pins"
+        return f"{state.rstrip('/')}/hookgate/pins"
     home = env.get("HOME", "")
-    return f"{home}/.local/state/hookgate/pins" if home.startswith("/") else None
+    return f"{home.rstrip('/')}/.local/state/hookgate/pins" if home.startswith("/") else None
 
 
 def project_key(root: Path) -> str:

@@ -31,10 +31,7 @@ HOOKGATE_DIR = ".hookgate"
 PROJECT_MARKERS = (HOOKGATE_DIR, named_layout(GODOTMAKER).dir)
 _NOT_PROJECTS = frozenset({".git", "node_modules", ".venv"})
 ROLE_NAME = re.compile(r"[a-z][a-z0-9_-]{0,63}")
-
-
-MAX_OPENED = 64  # projects (root x layout x state folder) one process keeps opened
-
+MAX_OPENED = 64  # projects (root x layout x state folder) one process keeps opened (Project.open)
 _opened: dict[tuple[str, str, str | None], "Project"] = {}
 
 
