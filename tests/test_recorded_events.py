@@ -130,3 +130,23 @@ def test_only_a_text_that_holds_a_hint_compiles_the_patterns(monkeypatch: pytest
     assert recording.scrub("export API_TOKEN=abcdefgh12345 && curl -H 'Authorization: Bearer abcdefghijklmnop'") == (
         "export API_TOKEN=[redacted] && curl -H 'Authorization: [redacted]'", True)
     assert recording._compiled
+
+
+def test_nested_values_name_what_was_taken_out_and_keep_the_rest_as_it_was() -> None:
+    """Numbers, None and plain short strings are kept as they are (the short way); a secret or a
+    cut anywhere below is named by its path, in the order met, whatever the depth."""
+    from hookgate import recording
+
+    long_text = "z" * (MAX_CHARS + 1)
+    value = {"n": 1, "f": 2.5, "b": True, "none": None, "plain": "src/player.gd",
+             "list": ["ok", {"cmd": "export API_TOKEN=abcdefgh12345"}, [long_text, 3]],
+             "deep": {"a": {"b": {"c": "curl -H 'Authorization: Bearer abcdefghijklmnop'"}}}}
+    bounds = recording._Bounds()
+    stored = bounds.value(value, "records")
+    assert {k: stored[k] for k in ("n", "f", "b", "none", "plain")} == {
+        "n": 1, "f": 2.5, "b": True, "none": None, "plain": "src/player.gd"}
+    assert stored["list"][0] == "ok" and stored["list"][1] == {"cmd": "export API_TOKEN=[redacted]"}
+    assert stored["list"][2][0]["cut"] == len(long_text) and stored["list"][2][1] == 3
+    assert "Bearer" not in stored["deep"]["a"]["b"]["c"]
+    assert bounds.redacted == ["records.list[1].cmd", "records.deep.a.b.c"]
+    assert bounds.cut == ["records.list[2][0]"]

@@ -123,6 +123,18 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def _kept(item: Any) -> bool:
+    """Stored as it is (what _Bounds.value would return unchanged, found the short way): a
+    number, a bool, None, or a string short enough to keep with nothing in it to scrub."""
+    kind = type(item)
+    if kind is str:
+        return len(item) <= MAX_CHARS and not scrub(item)[1]
+    return kind in _SCALARS
+
+
 class _Bounds:
     def __init__(self) -> None:
         self.redacted: list[str] = []
@@ -135,9 +147,11 @@ class _Bounds:
             self.cut.append(where)
             return {"cut": "depth", "sha256": _digest(msgspec.json.encode(value).decode())}
         if isinstance(value, dict):
-            return {key: self.value(item, f"{where}.{key}", depth + 1) for key, item in value.items()}
+            return {key: item if _kept(item) else self.value(item, f"{where}.{key}", depth + 1)
+                    for key, item in value.items()}
         if isinstance(value, list):
-            return [self.value(item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value)]
+            return [item if _kept(item) else self.value(item, f"{where}[{i}]", depth + 1)
+                    for i, item in enumerate(value)]
         return value
 
     def text(self, text: str, where: str) -> Any:
@@ -162,7 +176,7 @@ def canonical(event: Any) -> dict[str, Any]:
             bounds.cut.append(key)
             stored[key] = {"cut": "output", "sha256": _digest(msgspec.json.encode(value).decode())}
         else:
-            stored[key] = bounds.value(value, key)
+            stored[key] = value if _kept(value) else bounds.value(value, key)
     if bounds.redacted:
         stored["redacted"] = bounds.redacted
     if bounds.cut:
