@@ -93,11 +93,16 @@ def pinned(directory: Path | str, runtime: str, session_id: str) -> Path | None:
     """The root this session was pinned to, or None (not pinned yet, or its root is gone)."""
     path = os.path.join(directory, _record_name(runtime, session_id))
     try:
-        with open(path, "rb") as f:
-            text = f.read(8192).decode(errors="surrogateescape").strip()
-            age = time.time() - os.fstat(f.fileno()).st_mtime
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)  # (not open(): no buffered file built on every call)
     except OSError:
         return None
+    try:
+        text = os.read(fd, 8192).decode(errors="surrogateescape").strip()
+        age = time.time() - os.fstat(fd).st_mtime
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if not text.startswith("/") or not os.path.isdir(text):
         return None
     root = Path(text)
