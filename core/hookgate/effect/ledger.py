@@ -28,6 +28,7 @@ from typing import Callable, Iterable
 
 import msgspec
 
+from ..paths import resolved
 from ..store import locked
 from .protection import Agent
 from .store import Store, store_for
@@ -76,12 +77,21 @@ def relative_forms(path: str, root: str, cwd: str | None = None) -> list[str]:
     lower-cased (the rules match case-insensitively)."""
     joined = os.path.join(cwd or root, path)
     forms = []
-    for absolute in (os.path.normpath(joined), os.path.realpath(joined)):
+    for absolute in (os.path.normpath(joined), resolved(joined)):
         for base in _root_forms(root):
-            rel = os.path.relpath(absolute, base)
-            if not rel.startswith(".."):
-                forms.append(rel.replace(os.sep, "/").lower())
+            rel = _below(absolute, base)
+            if rel is not None:
+                forms.append(rel.lower())
     return list(dict.fromkeys(forms))
+
+
+def _below(absolute: str, base: str) -> str | None:
+    """`absolute` relative to `base` (both normalized absolute paths) when it is at or below it;
+    None when it is elsewhere. (os.path.relpath's answer for these, without its walk of both.)"""
+    if absolute == base:
+        return "."
+    prefix = base.rstrip("/") + "/"
+    return absolute[len(prefix):] if absolute.startswith(prefix) else None
 
 
 @lru_cache(maxsize=64)
