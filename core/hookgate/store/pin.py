@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 from typing import Mapping
 
+from .private import fnv1a64
+
 MAX_PINS = 1000
 MAX_AGE = 30 * 86400.0
 _TOUCH_AFTER = 86400.0
@@ -66,7 +68,7 @@ def _pins_folder(env: Mapping[str, str]) -> str | None:
 
 def project_key(root: Path) -> str:
     """A stable name for a project root, for what hookgate keeps of it outside the project."""
-    return f"{_fnv1a64(str(root).encode(errors='surrogateescape')):016x}"
+    return f"{fnv1a64(str(root).encode(errors='surrogateescape')):016x}"
 
 
 def record_path(directory: Path, runtime: str, session_id: str) -> Path:
@@ -77,16 +79,8 @@ def _record_name(runtime: str, session_id: str) -> str:
     if _PLAIN_KEY.fullmatch(session_id):
         key = session_id
     else:  # an id no file name can hold as it is: a stable hash of it
-        key = f"h{_fnv1a64(session_id.encode(errors='surrogateescape')):016x}"
+        key = f"h{fnv1a64(session_id.encode(errors='surrogateescape')):016x}"
     return f"{runtime}-{key}"
-
-
-def _fnv1a64(data: bytes) -> int:
-    """A stable hash without hashlib (the hook path keeps its imports light)."""
-    h = 0xCBF29CE484222325
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
 
 
 def pinned(directory: Path | str, runtime: str, session_id: str) -> Path | None:
