@@ -24,9 +24,9 @@ def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequen
         real = resolved(joined)
     except (OSError, ValueError):
         real = lexical
-    root_forms = _longest_first(tuple(roots))
+    forms = root_forms(tuple(roots))
     markers = _marker_parts(tuple(worktree_markers))
-    spellings = (_strip_worktree(_relative(absolute, root_forms).lower(), markers) for absolute in (lexical, real))
+    spellings = (_strip_worktree(_relative(absolute, forms).lower(), markers) for absolute in (lexical, real))
     return tuple(dict.fromkeys(spellings))
 
 
@@ -103,7 +103,7 @@ def _below_missing(path: str) -> str:
 
 
 @lru_cache(maxsize=64)
-def _longest_first(roots: tuple[str, ...]) -> tuple[str, ...]:
+def root_forms(roots: tuple[str, ...]) -> tuple[str, ...]:
     """Each project root as named and as resolved, longest first, each ending in `/`. A root does
     not move under a running hookgate, so this is worked out once, not on every write judged."""
     forms = {form.rstrip("/") + "/" for root in roots for form in (os.path.normpath(root), os.path.realpath(root))}
@@ -161,7 +161,7 @@ def root_relative_pattern(pattern: str, root: str | None) -> tuple[bool, str] | 
         if anchored is None:
             return None
         if root is not None:
-            for form in _longest_first((root,)):
+            for form in root_forms((root,)):
                 if anchored.startswith(form.lower()):
                     return False, anchored[len(form):]
         return False, anchored
@@ -192,11 +192,18 @@ _BUILTIN_PLACES: dict[str, Callable[[], str]] = {"HOOKGATE_INSTALL": _hookgate_i
 
 def _relative(absolute: str, roots: tuple[str, ...]) -> str:
     for root in roots:
-        if absolute.rstrip("/") + "/" == root:
-            return "."
-        if absolute.startswith(root):
-            return absolute[len(root):]
+        rel = below(absolute, root)
+        if rel is not None:
+            return rel
     return absolute
+
+
+def below(absolute: str, root: str) -> str | None:
+    """`absolute` (a normalized absolute path) relative to `root` (one of `root_forms`, ending in
+    `/`): "." for the root itself, None when it lies elsewhere."""
+    if absolute.rstrip("/") + "/" == root:
+        return "."
+    return absolute[len(root):] if absolute.startswith(root) else None
 
 
 def _strip_worktree(rel: str, markers: tuple[tuple[str, ...], ...]) -> str:

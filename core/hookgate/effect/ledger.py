@@ -23,12 +23,11 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from functools import lru_cache
 from typing import Callable, Iterable
 
 import msgspec
 
-from ..paths import resolved
+from ..paths import below, resolved, root_forms
 from ..store import locked
 from .protection import Agent
 from .store import Store, store_for
@@ -78,27 +77,11 @@ def relative_forms(path: str, root: str, cwd: str | None = None) -> list[str]:
     joined = os.path.join(cwd or root, path)
     forms = []
     for absolute in (os.path.normpath(joined), resolved(joined)):
-        for base in _root_forms(root):
-            rel = _below(absolute, base)
+        for base in root_forms((root,)):
+            rel = below(absolute, base)
             if rel is not None:
                 forms.append(rel.lower())
     return list(dict.fromkeys(forms))
-
-
-def _below(absolute: str, base: str) -> str | None:
-    """`absolute` relative to `base` (both normalized absolute paths) when it is at or below it;
-    None when it is elsewhere. (os.path.relpath's answer for these, without its walk of both.)"""
-    if absolute == base:
-        return "."
-    prefix = base.rstrip("/") + "/"
-    return absolute[len(prefix):] if absolute.startswith(prefix) else None
-
-
-@lru_cache(maxsize=64)
-def _root_forms(root: str) -> tuple[str, ...]:
-    """A project root as named and as resolved: a root does not move under a running hookgate
-    (hookgate.paths), the path written is resolved on every call."""
-    return tuple(dict.fromkeys((os.path.normpath(root), os.path.realpath(root))))
 
 
 class Ledger:
