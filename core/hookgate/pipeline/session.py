@@ -85,10 +85,9 @@ def role_owner(ctx: Context, mtime: int | None = None) -> str | None:
     return session_id
 
 
-# The owner note of each project as last read in this process, by the identity of its file. Every
-# claim replaces the note (a new inode); a note younger than RACY_SECONDS is read again all the
-# same, as the config cache does, since times are coarse and a rewrite in place keeps the inode.
-_notes: dict[str, tuple[tuple[int, int, int, int, int], object]] = {}
+# The owner note of each project as last read in this process, read again when its file changed
+# (locked.Remembered; every claim replaces the note, a new inode).
+_notes: dict[str, locked.Remembered[object]] = {}
 
 
 def _owner_note(path: str) -> object:
@@ -96,19 +95,19 @@ def _owner_note(path: str) -> object:
         st = os.stat(path)
     except OSError:
         return {}
-    identity = locked.identity(st)
-    known = _notes.get(path)
-    if known is not None and known[0] == identity:
-        return known[1]
-    try:
-        note: object = msgspec.json.decode(locked.read(Path(path)) or b"{}")
-    except msgspec.DecodeError:
-        note = None
-    if locked.settled(st):
+    note = _notes.get(path)
+    if note is None:
         if len(_notes) >= 64:
             _notes.clear()
-        _notes[path] = (identity, note)
-    return note
+        note = _notes[path] = locked.Remembered(Path(path), _decoded_note)
+    return note.look(st)
+
+
+def _decoded_note(text: bytes) -> object:
+    try:
+        return msgspec.json.decode(text or b"{}")
+    except msgspec.DecodeError:
+        return None
 
 
 def _claim_role(event: Event, ctx: Context) -> None:

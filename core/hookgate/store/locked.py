@@ -9,7 +9,7 @@ import os
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Generic, Iterator, TypeVar
 
 # File times are coarse (a few milliseconds): two writes within one tick can leave a file with
 # the same identity. Nothing read from a file younger than this is remembered by its identity
@@ -26,6 +26,30 @@ def settled(st: os.stat_result) -> bool:
     """Whether the file is older than RACY_SECONDS, so that its identity can be trusted to name
     its bytes (a write within the same tick as the last one could keep it)."""
     return max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - int(RACY_SECONDS * 1e9)
+
+
+T = TypeVar("T")
+
+
+class Remembered(Generic[T]):
+    """What was made of one file's bytes, kept by the file's identity: made again whenever the
+    identity changed, and on every look while the file is younger than RACY_SECONDS (file times
+    are coarse: two writes within one tick can leave the same identity)."""
+
+    def __init__(self, path: Path, make: Callable[[bytes], T]) -> None:
+        self.path = path
+        self._make = make
+        self._seen: tuple[tuple[int, int, int, int, int], T] | None = None
+
+    def look(self, st: os.stat_result) -> T:
+        """The value for the file as `st`, a stat of it the caller has just taken, describes it."""
+        now = identity(st)
+        seen = self._seen
+        if seen is not None and seen[0] == now:
+            return seen[1]
+        value = self._make(read(self.path))
+        self._seen = (now, value) if settled(st) else None
+        return value
 
 
 @contextmanager

@@ -48,13 +48,12 @@ class Project:
         self.state_dir = state_dir or self.dir
         self.role_path = self.dir / self.layout.role
         self._role_file = str(self.role_path)
+        self._role = locked.Remembered(self.role_path, _role_named)
         self.role_owner_path = str(self.state_dir / self.layout.role_owner)
-        # the role as last read, by the identity of its file (see current_role)
-        self._role_seen: tuple[tuple[int, int, int, int, int], str | None] | None = None
         self._sessions: dict[str, SessionStore] = {}
         self.stage_path = self.dir / self.layout.stage_log
         self._stage_file = str(self.stage_path)
-        self._stages_seen: tuple[tuple[int, int, int, int, int], tuple[dict[str, Any], ...]] | None = None
+        self._stages = locked.Remembered(self.stage_path, _stage_entries)
         self.schemas_path = self.dir / self.layout.stage_schemas
 
     @classmethod
@@ -146,22 +145,13 @@ class Project:
         return self.role_state()[0]
 
     def role_state(self) -> tuple[str | None, int | None]:
-        """(the active role, the role file's mtime) from one look at the file. Its text is read
-        again whenever the file's identity (device, inode, size, mtime, ctime) changed, and
-        always while the file is younger than RACY_SECONDS: file times are coarse, and two writes
-        within one tick would leave the same identity (config/cache.py keeps the same rule)."""
+        """(the active role, the role file's mtime) from one look at the file; its text is read
+        again only when the file changed (locked.Remembered)."""
         try:
             st = os.stat(self._role_file)
         except (FileNotFoundError, NotADirectoryError):
             return None, None
-        identity = locked.identity(st)
-        seen = self._role_seen
-        if seen is not None and seen[0] == identity:
-            return seen[1], st.st_mtime_ns
-        text = locked.read(self.role_path).decode(errors="replace").strip()
-        role = text if ROLE_NAME.fullmatch(text) else None
-        self._role_seen = (identity, role) if locked.settled(st) else None
-        return role, st.st_mtime_ns
+        return self._role.look(st), st.st_mtime_ns
 
     def set_role(self, role: str) -> None:
         if not ROLE_NAME.fullmatch(role):
@@ -179,26 +169,12 @@ class Project:
     # -- completed stages ------------------------------------------------------------------
     def stage_log(self) -> list[dict[str, Any]]:
         """The completed stages, in order. Every decision's record counts them, so the log is
-        read again only when its file's identity changed, or while it is younger than the racy
-        window (the role file's rule)."""
+        read again only when it changed (locked.Remembered)."""
         try:
             st = os.stat(self._stage_file)
         except (FileNotFoundError, NotADirectoryError):
             return []
-        identity = locked.identity(st)
-        seen = self._stages_seen
-        if seen is not None and seen[0] == identity:
-            return list(seen[1])
-        entries = []
-        for line in locked.read(self.stage_path).splitlines():
-            try:
-                entry = msgspec.json.decode(line)
-            except msgspec.DecodeError:
-                continue  # a damaged line is skipped, the rest of the log still counts
-            if isinstance(entry, dict) and isinstance(entry.get("role"), str):
-                entries.append(entry)
-        self._stages_seen = (identity, tuple(entries)) if locked.settled(st) else None
-        return entries
+        return list(self._stages.look(st))
 
     def completed_roles(self) -> set[str]:
         return {entry["role"] for entry in self.stage_log()}
@@ -207,3 +183,21 @@ class Project:
         entry = {"role": role, "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         locked.append(self.stage_path, msgspec.json.encode(entry) + b"\n")
         return entry
+
+
+def _role_named(text: bytes) -> str | None:
+    """The role a role file names: one word, else none."""
+    role = text.decode(errors="replace").strip()
+    return role if ROLE_NAME.fullmatch(role) else None
+
+
+def _stage_entries(text: bytes) -> tuple[dict[str, Any], ...]:
+    entries = []
+    for line in text.splitlines():
+        try:
+            entry = msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            continue  # a damaged line is skipped, the rest of the log still counts
+        if isinstance(entry, dict) and isinstance(entry.get("role"), str):
+            entries.append(entry)
+    return tuple(entries)
