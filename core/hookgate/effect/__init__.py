@@ -20,6 +20,7 @@ observers:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
 import msgspec
@@ -85,27 +86,22 @@ def _role(ctx: "Context") -> str | None:
 
 
 def _matches(pattern: str, tool: str) -> bool:
-    """Whether `tool` is one `pattern` names: every tool ("" or "*"), a "|"-separated list of
+    return bool(_tool_test(pattern)(tool))
+
+
+@lru_cache(maxsize=64)
+def _tool_test(pattern: str) -> Callable[[str], object]:
+    """Whether a tool is one `pattern` names: every tool ("" or "*"), a "|"-separated list of
     names, or else a regular expression the whole name matches."""
-    test = _tests.get(pattern)
-    if test is None:
-        if pattern in ("", "*"):
-            test = _any_tool
-        elif re.fullmatch(r"[A-Za-z0-9_|]+", pattern):
-            test = frozenset(pattern.split("|")).__contains__
-        else:
-            test = re.compile(pattern).fullmatch
-        if len(_tests) >= 64:
-            _tests.clear()
-        _tests[pattern] = test
-    return bool(test(tool))
+    if pattern in ("", "*"):
+        return _any_tool
+    if re.fullmatch(r"[A-Za-z0-9_|]+", pattern):
+        return frozenset(pattern.split("|")).__contains__
+    return re.compile(pattern).fullmatch
 
 
 def _any_tool(tool: str) -> bool:
     return True
-
-
-_tests: dict[str, Callable[[str], object]] = {}
 
 
 def wrapped(event: "Event", ctx: "Context") -> bool:
@@ -228,20 +224,17 @@ OBSERVERS = (
 def gates(config: "Config", project: "Project | None") -> tuple[Gate, ...]:
     if not config.effect.enabled:
         return ()
-    found = _GATES_FOR.get(config.effect.tools)
-    if found is None:
-        snapshot, restore = GATES
-        # the snapshot fails closed: only for the tools it wraps (and a patch's files), so a failure
-        # of its own never refuses a call it would not have checked (a web fetch, a read)
-        wrapped_tools = f"^(?:{config.effect.tools}|{FILE_TOOL_MATCHER})$"
-        if len(_GATES_FOR) >= 16:
-            _GATES_FOR.clear()
-        # the same gates for the same tools: an unchanged config keeps its engine (engine_builder)
-        found = _GATES_FOR[config.effect.tools] = (msgspec.structs.replace(snapshot, matcher=wrapped_tools), restore)
-    return found
+    return _gates_for(config.effect.tools)
 
 
-_GATES_FOR: dict[str, tuple[Gate, ...]] = {}
+@lru_cache(maxsize=16)
+def _gates_for(tools: str) -> tuple[Gate, ...]:
+    """The same gates for the same tools: an unchanged config keeps its engine (engine_builder)."""
+    snapshot, restore = GATES
+    # the snapshot fails closed: only for the tools it wraps (and a patch's files), so a failure
+    # of its own never refuses a call it would not have checked (a web fetch, a read)
+    wrapped_tools = f"^(?:{tools}|{FILE_TOOL_MATCHER})$"
+    return (msgspec.structs.replace(snapshot, matcher=wrapped_tools), restore)
 
 
 def observers(config: "Config", project: "Project | None") -> tuple[Observer, ...]:
