@@ -133,6 +133,9 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_")}
         cold_env = {**env, "HOOKGATE_WARM": "off"}
         registered = registered_command(python, root, env)
+        # the core first: it makes the private directory the socket's path is worked out in (on a
+        # fresh machine there is none before a core has started)
+        subprocess.run([hookgate, "warm", "start"], cwd=root, env=env, check=True, capture_output=True)
         identity, socket = warm_identity(python, root, env)
         (Path(tmp) / "identity").write_bytes(identity)
         client = c_client(Path(tmp))
@@ -150,7 +153,6 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
         if client:
             commands[C_CLIENT] = ([[str(client), socket, str(Path(tmp) / "identity"), "claude"]], payload(root), env)
         cwd = {"*": root, PEER: peer_root}
-        subprocess.run([hookgate, "warm", "start"], cwd=root, env=env, check=True, capture_output=True)
         try:
             time_commands(commands, 2, cwd)  # warm-up: page cache, the config cache
             for name in (WARM, C_CLIENT, PEER):  # every side decides the same Write the same way
