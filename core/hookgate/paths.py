@@ -11,23 +11,36 @@ from __future__ import annotations
 import os
 from fnmatch import fnmatchcase
 from functools import lru_cache
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 
-def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequence[str] = ()) -> tuple[str, ...]:
-    """The distinct project-relative spellings of `path` (absolute when it lands outside)."""
+def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequence[str] = (),
+             resolve: Callable[[str], str] | None = None) -> tuple[str, ...]:
+    """The distinct project-relative spellings of `path` (absolute when it lands outside).
+    `resolve`: `resolved`, or one that remembers it for a decision (`resolved_once`)."""
     if "\x00" in path:
         raise ValueError("path contains a NUL byte")
     joined = os.path.join(cwd, path)
     lexical = os.path.normpath(joined)
     try:
-        real = resolved(joined)
+        real = (resolve or resolved)(joined)
     except (OSError, ValueError):
         real = lexical
     forms = root_forms(tuple(roots))
     markers = _marker_parts(tuple(worktree_markers))
     spellings = (_strip_worktree(_relative(absolute, forms).lower(), markers) for absolute in (lexical, real))
     return tuple(dict.fromkeys(spellings))
+
+
+def resolved_once(memo: dict[Any, Any], path: str) -> str:
+    """`resolved(path)`, worked out once per `memo` (a decision's: Context.memo). Every gate and
+    observer of one decision then judges and notes the same place for a path, and pays for the
+    kernel's answer once (the permission check and the effect ledger both resolve a Write's path)."""
+    key = ("resolved", path)
+    found: str | None = memo.get(key)
+    if found is None:
+        found = memo[key] = resolved(path)
+    return found
 
 
 _PROC_FD = "/proc/self/fd/" if os.path.isdir("/proc/self/fd") else None

@@ -20,7 +20,7 @@ observers:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Callable
 
 import msgspec
@@ -78,11 +78,7 @@ def follow_rewrite(event: "Event", tool_use_id: str, root: "os.PathLike[str] | s
 
 
 def _role(ctx: "Context") -> str | None:
-    key = ("effect", "role")
-    if key not in ctx.memo:
-        ctx.memo[key] = ctx.project.current_role()
-    role: str | None = ctx.memo[key]
-    return role
+    return ctx.current_role()
 
 
 def _matches(pattern: str, tool: str) -> bool:
@@ -163,11 +159,13 @@ def _note_write(event: "Event", decision: "Decision", ctx: "Context") -> None:
     tool_input = getattr(event, "tool_input", {}) or {}
     names = [tool_input.get(FILE_TOOLS[event.tool_name]), tool_input.get("moved_from")]  # type: ignore[attr-defined]
     root = str(ctx.project.root)
+    from ..paths import resolved_once
     from .ledger import open_write, relative_forms
     from .store import store_for
 
+    resolve = partial(resolved_once, ctx.memo)
     rels = sorted({rel for name in names if isinstance(name, str) and name
-                   for rel in relative_forms(name, root, event.cwd or root)})
+                   for rel in relative_forms(name, root, event.cwd or root, resolve)})
     if rels:
         open_write(store_for(ctx.project.root), _call(event), rels)
 

@@ -71,12 +71,14 @@ def close(store: Store, call: str) -> None:
     _append(store, Entry(t=time.time_ns(), end=call))
 
 
-def relative_forms(path: str, root: str, cwd: str | None = None) -> list[str]:
+def relative_forms(path: str, root: str, cwd: str | None = None,
+                   resolve: Callable[[str], str] = resolved) -> list[str]:
     """A written path as the scan names files: project-relative, as named and as resolved,
-    lower-cased (the rules match case-insensitively)."""
+    lower-cased (the rules match case-insensitively). `resolve`: `resolved`, or a decision's
+    `resolved_once`, so the ledger notes the place the rules judged."""
     joined = os.path.join(cwd or root, path)
     forms = []
-    for absolute in (os.path.normpath(joined), resolved(joined)):
+    for absolute in (os.path.normpath(joined), resolve(joined)):
         for base in root_forms((root,)):
             rel = below(absolute, base)
             if rel is not None:

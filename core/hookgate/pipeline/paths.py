@@ -4,9 +4,10 @@ the pipeline's worktree markers), and how a reason names a file."""
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import TYPE_CHECKING
 
-from ..paths import matches, readings
+from ..paths import matches, readings, resolved_once
 
 if TYPE_CHECKING:
     from ..engine.context import Context
@@ -20,7 +21,8 @@ def event_readings(path: str, event: Event, ctx: Context) -> tuple[str, ...]:
     key = ("readings", path, event.cwd)
     if key not in ctx.memo:
         root = str(ctx.project.root)
-        ctx.memo[key] = readings(path, event.cwd or root, [root], ctx.config.pipeline.worktree_markers)
+        ctx.memo[key] = readings(path, event.cwd or root, [root], ctx.config.pipeline.worktree_markers,
+                                 partial(resolved_once, ctx.memo))
     found: tuple[str, ...] = ctx.memo[key]
     return found
 
