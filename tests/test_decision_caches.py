@@ -334,3 +334,55 @@ def test_the_stage_log_read_once_is_read_again_after_any_change(root: Path, keep
     assert project.completed_roles() == {"gdd", "build"}
     log.unlink()
     assert project.stage_log() == [] and project.completed_roles() == set()
+
+
+def test_one_decision_looks_at_the_role_once_and_sees_a_role_it_dropped_at_once(root: Path) -> None:
+    """Context.role_state: the gates of one decision and its record judge one look at the role
+    file (a role file replaced in the middle of a decision does not split it), and a gate that
+    changes the role (SessionStart dropping a stale one) makes the rest of the decision see it."""
+    from hookgate.engine.context import Context
+    from hookgate.hookcall import load_policy
+
+    policy = load_policy(str(root), {**os.environ, "HOOKGATE_PROJECT_DIR": str(root)})
+    ctx = Context(project=policy.project, session=policy.project.session("s"), config=policy.config)
+    assert ctx.current_role() == "build"
+    (root / ".hookgate" / "current_role").write_text("gdd\n")
+    assert ctx.current_role() == "build"  # the decision's own look
+    fresh = Context(project=policy.project, session=policy.project.session("s"), config=policy.config)
+    assert fresh.current_role() == "gdd"  # the next decision looks again
+    policy.project.clear_role()
+    fresh.role_changed()
+    assert fresh.current_role() is None
+
+
+def test_a_role_dropped_as_stale_is_gone_for_the_rest_of_the_session_start(root: Path) -> None:
+    """A session that starts while another one owns the role drops it; its banner, read later in
+    the same decision, no longer names it."""
+    call(root, "s1", "PreToolUse", tool_name="Write", tool_input={"file_path": "notes.md", "content": "x"})
+    raw = json.dumps({"session_id": "s2", "cwd": str(root), "hook_event_name": "SessionStart",
+                      "source": "startup"}).encode()
+    answer = handle(dialect, raw, {**os.environ, "HOOKGATE_PROJECT_DIR": str(root)})
+    assert not (root / ".hookgate" / "current_role").exists()
+    context = json.loads(answer.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "hookgate" in context and "pipeline role" not in context
+
+
+def test_a_decision_resolves_a_path_once_and_the_ledger_notes_the_place_the_rules_judged(root: Path) -> None:
+    """hookgate.paths.resolved_once: the permission check and the effect ledger of one decision
+    share one resolution of a Write's path; a folder swapped for a link afterwards changes what
+    the next decision resolves, not what this one noted."""
+    from hookgate.effect.ledger import relative_forms
+    from hookgate.paths import resolved, resolved_once
+
+    (root / "docs" / "notes").mkdir(parents=True)
+    (root / "e2e").mkdir()
+    target = str(root / "docs" / "notes" / "plan.md")
+    memo: dict[object, object] = {}
+    assert resolved_once(memo, target) == resolved(target)
+    (root / "docs" / "notes").rmdir()
+    (root / "docs" / "notes").symlink_to(root / "e2e")
+    assert resolved_once(memo, target) == str(root.resolve() / "docs" / "notes" / "plan.md")
+    assert resolved_once({}, target) == str(root.resolve() / "e2e" / "plan.md")
+    shared = relative_forms(target, str(root), str(root), lambda path: resolved_once(memo, path))
+    assert shared == ["docs/notes/plan.md"]
+    assert relative_forms(target, str(root), str(root)) == ["docs/notes/plan.md", "e2e/plan.md"]

@@ -219,7 +219,7 @@ def decision_records(ctx: Any, events: Sequence[Any], decisions: Sequence[Any]) 
     noted (what explain needs: which hook denied, which handler, which paths). No timing here:
     the same calls leave the same files, warm or in-process; the OpenTelemetry span has it."""
     project = ctx.project
-    role = project.current_role()
+    role = ctx.current_role()
     stages = len(project.stage_log())
     noted = _Bounds().value([dict(r) for r in ctx.records], "records")
     out = []

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from ..store.project import Project
 
 T = TypeVar("T")
+_ROLE = ("role",)  # Context.memo's key of the decision's look at the role file
 
 
 class SessionState(Protocol):
@@ -36,6 +37,21 @@ class Context:
         # what gates read from the filesystem, once per decision: every gate of one decision
         # judges the same filesystem, and two gates resolving one path pay for it once
         self.memo: dict[Any, Any] = {}
+
+    def role_state(self) -> "tuple[str | None, int | None]":
+        """The active role and its file's mtime (Project.role_state), looked at once per decision:
+        every gate and the decision's record see the same role. A gate that changes the role file
+        says so with `role_changed()`."""
+        found: tuple[str | None, int | None] | None = self.memo.get(_ROLE)
+        if found is None:
+            found = self.memo[_ROLE] = self.project.role_state()
+        return found
+
+    def current_role(self) -> str | None:
+        return self.role_state()[0]
+
+    def role_changed(self) -> None:
+        self.memo.pop(_ROLE, None)
 
     def record(self, event: str, **fields: Any) -> None:
         """Note a metrics line (`event` in lower snake case, as seed 000 names them)."""

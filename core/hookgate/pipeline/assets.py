@@ -15,7 +15,7 @@ from .rules import expand
 
 def check_asset_access(event: Event, ctx: Context) -> Verdict | None:
     path = (event.tool_input if isinstance(event, ToolEvent) else {}).get("file_path")
-    if event.in_subagent or not isinstance(path, str) or not path or ctx.project.current_role() is None:
+    if event.in_subagent or not isinstance(path, str) or not path or ctx.current_role() is None:
         return None
     pipeline = ctx.config.pipeline
     rule = pipeline.asset_read

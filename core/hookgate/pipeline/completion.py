@@ -20,7 +20,7 @@ def check_completion(event: Event, ctx: Context) -> Verdict | None:
     if event.in_subagent:
         return None
     pipeline = ctx.config.pipeline
-    role = ctx.project.current_role()
+    role = ctx.current_role()
     if role not in pipeline.worker_dispatch_roles or not pipeline.completion.dispatched:
         return None
     running = [t for t in getattr(event, "background_tasks", [])

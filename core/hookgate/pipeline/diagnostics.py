@@ -73,7 +73,7 @@ def record_worker_error(event: Event, ctx: Context, *, message: str, status: str
     if kind is None:
         return None
     task_id = _task_id(message)
-    stage = ctx.project.current_role() or ""
+    stage = ctx.current_role() or ""
     summary = _clip(_summary(message, kind), MAX_SUMMARY)
     fingerprint = fingerprint_of(task_id, stage, kind, summary)
     agent_id = event.agent_id or ""

@@ -26,7 +26,7 @@ def check_file_permissions(event: Event, ctx: Context) -> Verdict | None:
     tool = getattr(event, "tool_name", "")
     ctx.record(_METRIC.get(tool, "file_edit"), file=name, path=path,
                is_subagent=event.in_subagent)
-    role = ctx.project.current_role()
+    role = ctx.current_role()
     if role is None:
         return None
     # a patch's move (Codex "*** Move to:") also removes its source

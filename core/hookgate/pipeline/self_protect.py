@@ -41,7 +41,7 @@ def check_hookgate_commands(event: Event, ctx: Context) -> Verdict | None:
     command = getattr(event, "tool_input", {}).get("command")
     if not protect.enabled or not protect.commands or not isinstance(command, str) or "hookgate" not in command:
         return None
-    if ctx.project.current_role() is None:
+    if ctx.current_role() is None:
         return None
     for run in hookgate_runs(command):
         subcommand = next((word for word in run if not word.startswith("-")), None)

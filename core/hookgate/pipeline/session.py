@@ -56,7 +56,7 @@ def banner(ctx: Context) -> str | None:
     """Who guards the session, in the layout's words: hookgate's version and preset, or
     GodotMaker's `[GodotMaker vX.Y.Z | tag: vA.B.C]` from its version file (none without one)."""
     layout = ctx.project.layout
-    role = ctx.project.current_role()
+    role = ctx.current_role()
     if layout.version_file is None:
         text = layout.banner.format(hookgate_version=__version__, preset=ctx.config.preset)
         return text + (f"; pipeline role: {role}" if role else "")
@@ -112,7 +112,7 @@ def _decoded_note(text: bytes) -> object:
 
 def _claim_role(event: Event, ctx: Context) -> None:
     try:
-        role, mtime = ctx.project.role_state()
+        role, mtime = ctx.role_state()
     except OSError:
         return
     if mtime is None or not event.session_id or role_owner(ctx, mtime) is not None:
@@ -125,13 +125,14 @@ def _drop_stale_role(event: Event, ctx: Context) -> str | None:
     owner = role_owner(ctx)
     if owner is None or owner == event.session_id:
         return None
-    role = ctx.project.current_role()
+    role = ctx.current_role()
     ctx.project.clear_role()
+    ctx.role_changed()
     return role
 
 
 def _role_mtime(ctx: Context) -> int | None:
     try:
-        return ctx.project.role_state()[1]
+        return ctx.role_state()[1]
     except OSError:
         return None

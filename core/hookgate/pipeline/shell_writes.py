@@ -65,7 +65,7 @@ def check_shell_writes(event: Event, ctx: Context) -> Verdict | None:
     cwd = event.cwd or root
     writes, unknown = shell_writes(command, cwd)
     writes = [placed(write, ctx) for write in writes]
-    role = ctx.project.current_role()
+    role = ctx.current_role()
     reasons: list[str] = []
     for write in writes:
         if write.path.startswith(DEVICES):

@@ -161,7 +161,7 @@ def check_stage_prerequisites(event: Event, ctx: Context) -> Verdict | None:
     if event.in_subagent:
         return None  # only the lead's own dispatches; a subagent's subagents are its business
     pipeline = ctx.config.pipeline
-    role = ctx.project.current_role()
+    role = ctx.current_role()
     prerequisite = pipeline.prerequisites.get(role or "")
     if prerequisite is None:
         return None

@@ -34,7 +34,7 @@ TERMINAL, REJECTED, UNVERIFIED = "terminal", "rejected_attempt", "unverified"
 
 def check_worker_report(event: Event, ctx: Context) -> Verdict | None:
     message = getattr(event, "last_assistant_message", None) or ""
-    if not message or ctx.project.current_role() is None:
+    if not message or ctx.current_role() is None:
         return None  # no pipeline role: an ordinary subagent conversation
     from .outcome import template
     from .report_checks import REPORT_CHECKS
@@ -156,7 +156,7 @@ def _record_outcome(ctx: Context, agent_id: str, role: str, report: Report, file
 def _remind_progress(ctx: Context) -> None:
     """After an accepted report, tell the lead (on its next turn) where the worker round stands."""
     pipeline = ctx.config.pipeline
-    role = ctx.project.current_role()
+    role = ctx.current_role()
     completion = pipeline.completion
     if role not in pipeline.worker_dispatch_roles or not completion.dispatched:
         return
