@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tarfile
 import threading
+import time
 import tomllib
 import zipfile
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from hookgate.effect.tree import RACY_NS
 from hookgate.hookcall import handle
 
 HERE = Path(__file__).parent
@@ -319,7 +321,8 @@ class Cycle:
     records: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _payload(runtime: str, event: str, actor: str, command: str, base: Path, exit_code: int, output: str) -> bytes:
+def _payload(runtime: str, event: str, actor: str, command: str, base: Path, exit_code: int, output: str,
+             call: str | None = None) -> bytes:
     _, shapes = dialect_shapes(runtime)
     who = ":sub" if actor == "worker" else ":main"
     key = event + who
@@ -330,7 +333,7 @@ def _payload(runtime: str, event: str, actor: str, command: str, base: Path, exi
         shape = dict(shapes[key])
     shape.update(session_id="corpus-session", cwd=str(base / "project"), tool_input={**shape["tool_input"], "command": command})
     # one call: its after-event names the call its PreToolUse named (the captured failure is another call's)
-    shape["tool_use_id"] = shapes["PreToolUse" + who].get("tool_use_id")
+    shape["tool_use_id"] = call or shapes["PreToolUse" + who].get("tool_use_id")
     if event == "PostToolUse":
         shape["tool_response"] = ({"stdout": output, "stderr": "", "interrupted": False, "isImage": False,
                                    "noOutputExpected": False} if runtime == "claude" else output)
@@ -355,12 +358,20 @@ def _refusal(runtime: str, answer: Any) -> str | None:
     return None
 
 
-def hook_cycle(case: Case, runtime: str, template: Path, work: Path, url: str, truth: Truth) -> Cycle:
+def hook_cycle(case: Case, runtime: str, template: Path, work: Path, url: str, truth: Truth,
+               settled: bool = False) -> Cycle:
+    """`settled`: as a long-lived core decides it with its change feed on (effect/feed.py, which
+    the caller enables): the project read and watched by an earlier call, its signatures older
+    than a kernel tick, so the case's own readings look only at what the feed saw touched."""
     base = fresh_copy(template, work)
     project = base / "project"
     command = render(case, base, url)
     env = {"HOOKGATE_PROJECT_DIR": str(project), "HOME": str(base / "home")}
     dialect, _ = dialect_shapes(runtime)
+    if settled:
+        time.sleep(RACY_NS / 1e9 + 0.01)
+        for event in ("PreToolUse", "PostToolUse"):
+            handle(dialect, _payload(runtime, event, case.actor, "true", base, 0, "", call="toolu_settle"), env)
     before = snapshot(project)
     pre = handle(dialect, _payload(runtime, "PreToolUse", case.actor, command, base, 0, ""), env)
     reason = _refusal(runtime, pre)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from hookgate.effect import feed as feeds, tree
 from shell_corpus_support import (Case, build_template, ground_truth, hook_cycle, load_cases, serve)
 
 CASES = load_cases()
@@ -61,11 +62,19 @@ def corpus(tmp_path_factory):
 
 # some 2,400 real bash runs and 3,000 hook calls: about 90 s of CPU, several minutes on a busy machine
 @pytest.mark.slow
-@pytest.mark.parametrize("runtime", ["claude", "codex"])
+@pytest.mark.parametrize("runtime", ["claude", "codex", "claude, change feed"])
 def test_the_corpus_through_the_hook_cycle(corpus, runtime, monkeypatch, capsys):
+    """"change feed": the Claude dialect decided as a long-lived core decides it (the OpenCode
+    core: effect/feed.py), each case's readings looking only at what inotify saw touched."""
+    runtime, _, feed = runtime.partition(", ")
+    through_feed: list[int] = []  # the readings that looked only at what the feed saw touched
+    if feed:
+        monkeypatch.setattr(feeds, "_live", True)
+        real = tree.read_touched
+        monkeypatch.setattr(tree, "read_touched", lambda *args: through_feed.append(1) or real(*args))
     work = corpus["work"]
     monkeypatch.setenv("HOME", str(corpus["templates"][False] / "home"))
-    counts = {"writing": 0, "harmless": 0, "misses": 0, "writing_refused": 0, "harmless_refused": 0,
+    counts = {"writing": 0, "harmless": 0, "ran": 0, "misses": 0, "writing_refused": 0, "harmless_refused": 0,
               "harmless_refused_unknown": 0, "harmless_refused_by_name": 0, "harmless_reverted": 0}
     misses: list[str] = []
     by_name: list[str] = []
@@ -75,8 +84,10 @@ def test_the_corpus_through_the_hook_cycle(corpus, runtime, monkeypatch, capsys)
         truth = corpus["truths"][case]
         if truth.writes != (case.expect == "write"):
             surprises.append(f"{case.id}: expected {case.expect}, measured changes {truth.protected_changed or truth.changed[:3]}")
-        cycle = hook_cycle(case, runtime, corpus["templates"][case.big], work / f"{runtime}{index}", corpus["url"], truth)
+        cycle = hook_cycle(case, runtime, corpus["templates"][case.big], work / f"{runtime}{index}", corpus["url"], truth,
+                           settled=bool(feed))
         shutil.rmtree(work / f"{runtime}{index}", ignore_errors=True)
+        counts["ran"] += cycle.ran
         if truth.writes:
             counts["writing"] += 1
             counts["writing_refused"] += cycle.refused
@@ -93,11 +104,14 @@ def test_the_corpus_through_the_hook_cycle(corpus, runtime, monkeypatch, capsys)
             counts["harmless_reverted"] += cycle.reverted
     counts["harmless_refused_or_reverted_pct"] = round(
         100 * (counts["harmless_refused"] + counts["harmless_reverted"]) / max(1, counts["harmless"]), 2)
-    summary = {"runtime": runtime, "counts": counts, "misses": misses, "harmless_refused_by_name": by_name,
+    label = runtime + (" (change feed)" if feed else "")
+    if feed:
+        counts["read_through_feed"] = len(through_feed)
+    summary = {"runtime": label, "counts": counts, "misses": misses, "harmless_refused_by_name": by_name,
                "harmless_refused_as_unknown": refused_harmless, "measured_unlike_expected": surprises}
-    (corpus["report"] / f"shell_corpus_counts_{runtime}.json").write_text(json.dumps(summary, indent=2))
+    (corpus["report"] / f"shell_corpus_counts_{runtime}{'_feed' if feed else ''}.json").write_text(json.dumps(summary, indent=2))
     with capsys.disabled():
-        print(f"\nshell corpus on the {runtime} dialect: {json.dumps(counts)}")
+        print(f"\nshell corpus on the {label} dialect: {json.dumps(counts)}")
         for title, items in (("MISSES", misses), ("harmless refused by name", by_name),
                              ("harmless refused as unknown", refused_harmless),
                              ("measured effect unlike the family's expectation", surprises)):
@@ -109,3 +123,6 @@ def test_the_corpus_through_the_hook_cycle(corpus, runtime, monkeypatch, capsys)
     assert misses == []
     assert by_name == []
     assert counts["harmless_refused_or_reverted_pct"] <= 1.0
+    if feed:  # every case's settling call and its own PreToolUse were read through the feed, and after
+        # the calls that ran, all but those that moved a folder (the feed then reads the tree whole)
+        assert len(through_feed) >= 2 * len(CASES) + counts["ran"] - 40, (len(through_feed), counts["ran"])

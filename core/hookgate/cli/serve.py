@@ -29,7 +29,10 @@ def main(args: list[str]) -> int:
     from hookgate.rpc.server import Server
     from hookgate.rpc.transport import StdioTransport
 
+    from hookgate.effect import feed
+
     transport = StdioTransport.claim()  # from here on, stdout is frames only
+    feed.enable()  # this process reads the project on every call of a session: it follows a change feed
 
     def log(line: str) -> None:
         sys.stderr.write(f"hookgate serve[{os.getpid()}]: {line.removeprefix('hookgate: ')}\n")

@@ -21,7 +21,8 @@ from ..model.verdicts import Block, Verdict
 from . import ledger
 from .protection import Agent, Protection, agent_of, protection_for
 from .store import Store, StoreError, store_for
-from .tree import Dir, File, Index, Skip, file_sig, read
+from .feed import for_root
+from .tree import Dir, File, Index, Reading, Skip, file_sig, protected_paths, read
 
 
 class Change(NamedTuple):
@@ -72,7 +73,7 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     index = store.load_index(protection.key)
     if index is None:
         index = Index(key=protection.key)
-    dirs, listed, changed, gone = read(index, root, now, protection, skip_for(ctx))
+    (dirs, listed, changed, gone), token = _reading(index, root, now, protection, skip_for(ctx), ctx.config.effect.feed)
     if not listed and not changed and not gone and index.t:
         store.link_call(protection.key, call)  # nothing moved since the last reading: it is this call's
     else:
@@ -84,11 +85,32 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
             sig = file_sig(st, now, old.digest if old else "")
             files[rel] = sig if old is not None and _same_bytes(old, st, os.path.join(root, rel)) \
                 else _keep(store, root, rel, st, now, ctx)
-        store.save_index(Index(key=protection.key, t=now, agent=tuple(agent), dirs=dirs, files=files),  # type: ignore[arg-type]
+        store.save_index(Index(key=protection.key, t=now, agent=tuple(agent), dirs=dirs, files=files, feed=token),  # type: ignore[arg-type]
                          call=call)
     if os.urandom(1)[0] < 4:  # now and then, not on every call
         store.prune_calls()
         ledger.prune(store, ctx.config.effect.ledger_seconds)
+
+
+def _reading(index: Index, root: str, now: int, protection: Protection, skip: Skip, follow: bool
+             ) -> tuple[Reading, str]:
+    """The tree against `index`, through this process's change feed where it keeps one (the
+    OpenCode core; effect/feed.py) and `follow` ([effect] feed) allows it, and the feed's token
+    the new reading is as of ("": none). The token is taken before any lstat, so a change made
+    while the tree is read is in the next reading's touched paths; what is read here for the
+    first time is watched after."""
+    feed = for_root(root) if follow else None
+    if feed is None:
+        return read(index, root, now, protection, skip), ""
+    token, touched = feed.since(index.feed)
+    reading = read(index, root, now, protection, skip, touched)
+    dirs, _, changed, _ = reading
+    if touched is None or not index.dirs:
+        feed.watch(dirs, protected_paths(dirs))
+    else:
+        feed.watch([rel for rel in dirs if rel in touched or rel not in index.dirs],
+                   [rel for rel in touched if rel not in dirs] + list(changed))
+    return reading, token
 
 
 def _keep(store: Store, root: str, rel: str, st: os.stat_result, now: int, ctx: Context) -> File:
@@ -127,14 +149,14 @@ def _read(path: str) -> tuple[bytes | None, os.stat_result | None]:
 
 # -- after -------------------------------------------------------------------------------------
 
-def compare(before: Index, root: str, protection: Protection, skip: Skip
-            ) -> tuple[list[Change], dict[str, Dir], dict[str, File], int, bool]:
-    """What the call changed among the protected files, the reading now, and whether that
-    reading differs from `before` at all (only then is it written)."""
+def compare(before: Index, root: str, protection: Protection, skip: Skip, follow: bool
+            ) -> tuple[list[Change], dict[str, Dir], dict[str, File], int, bool, str]:
+    """What the call changed among the protected files, the reading now, whether that reading
+    differs from `before` at all (only then is it written), and its feed token (_reading)."""
     now = time.time_ns()
-    dirs, listed, changed, gone = read(before, root, now, protection, skip)
+    (dirs, listed, changed, gone), token = _reading(before, root, now, protection, skip, follow)
     if not listed and not changed and not gone:
-        return [], dirs, before.files, now, False
+        return [], dirs, before.files, now, False, token
     files = dict(before.files)
     changes: list[Change] = []
     for rel, st in changed.items():
@@ -148,7 +170,7 @@ def compare(before: Index, root: str, protection: Protection, skip: Skip
             del files[rel]
     for rel in gone:
         changes.append(Change("deleted", rel, files.pop(rel)))
-    return changes, dirs, files, now, True
+    return changes, dirs, files, now, True, token
 
 
 def _same_bytes(old: File, st: os.stat_result, path: str) -> bool:
@@ -175,7 +197,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
         before = _rekeyed(before, protection, store)
     root = str(ctx.project.root)
     skip = skip_for(ctx)
-    changes, dirs, files, now, moved = compare(before, root, protection, skip)
+    changes, dirs, files, now, moved, token = compare(before, root, protection, skip, ctx.config.effect.feed)
     reverted: list[tuple[Change, str]] = []
     failed: list[tuple[Change, str]] = []
     if changes:
@@ -201,7 +223,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
                     pass
     ledger.close(store, call)
     if moved:
-        store.save_index(Index(key=protection.key, t=now, agent=before.agent, dirs=dirs, files=files))
+        store.save_index(Index(key=protection.key, t=now, agent=before.agent, dirs=dirs, files=files, feed=token))
         store.prune_blobs(ctx.config.effect.max_blobs)
     if not reverted and not failed:
         return None

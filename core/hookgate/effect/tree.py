@@ -52,6 +52,7 @@ class Index(msgspec.Struct):
     agent: tuple[str, bool, str | None] = ("", False, None)
     dirs: dict[str, Dir] = {}
     files: dict[str, File] = {}
+    feed: str = ""  # the change feed's token this reading is as of (effect/feed.py); "": none
 
 
 class Skip(msgspec.Struct, frozen=True):
@@ -94,13 +95,13 @@ def _list(root: str, rel: str, st: os.stat_result, now: int, protection: "Protec
     return Dir(_dir_sig(st, now), files, dirs)
 
 
-def read_dirs(old: dict[str, Dir], root: str, now: int, protection: "Protection", skip: Skip
-              ) -> tuple[dict[str, Dir], bool]:
-    """The folders of the project now, listing again only those whose signature changed; and
-    whether any was listed again."""
+def read_dirs(old: dict[str, Dir], root: str, now: int, protection: "Protection", skip: Skip,
+              start: str = "") -> tuple[dict[str, Dir], bool]:
+    """The folders of the project now (of `start` and below), listing again only those whose
+    signature changed; and whether any was listed again."""
     dirs: dict[str, Dir] = {}
     listed = False
-    pending = [""]
+    pending = [start]
     lstat = os.lstat
     while pending:
         rel = pending.pop()
@@ -157,11 +158,18 @@ def changed_files(dirs: dict[str, Dir], known: dict[str, File], root: str
     return changed, gone
 
 
-def read(index: Index, root: str, now: int, protection: "Protection", skip: Skip
-         ) -> tuple[dict[str, Dir], bool, dict[str, os.stat_result], list[str]]:
+Reading = tuple[dict[str, Dir], bool, dict[str, os.stat_result], list[str]]
+
+
+def read(index: Index, root: str, now: int, protection: "Protection", skip: Skip,
+         touched: set[str] | None = None) -> Reading:
     """read_dirs and changed_files against `index`: its folders, whether any was listed again, the
-    files changed since and those gone. While no folder moved (nearly every call) the lstats run
-    over the index's plan (_Plan) where it has one worth building, not over the folders' names."""
+    files changed since and those gone. With `touched`, the paths a change feed saw touched since
+    the index was read (effect/feed.py), only those are looked at again (read_touched). Else,
+    while no folder moved (nearly every call) the lstats run over the index's plan (_Plan) where
+    it has one worth building, not over the folders' names."""
+    if touched is not None and index.dirs:
+        return read_touched(index, root, now, protection, skip, touched)
     plan = plan_for(index, root) if _worth_a_plan(index, root) else None
     if plan is not None and plan.folders_unchanged():
         changed, gone = plan.changed_files()
@@ -169,6 +177,84 @@ def read(index: Index, root: str, now: int, protection: "Protection", skip: Skip
     dirs, listed = read_dirs(index.dirs, root, now, protection, skip)
     changed, gone = changed_files(dirs, index.files, root)
     return dirs, listed, changed, gone
+
+
+def read_touched(index: Index, root: str, now: int, protection: "Protection", skip: Skip, touched: set[str]
+                 ) -> Reading:
+    """What `read` finds, looking only at the folders and files in `touched` and at those whose
+    signature the index could not trust (read within RACY_NS of a change): a folder whose
+    signature moved is listed again, one that appeared under it is walked whole, one that went
+    takes the folders below it along; a file is looked at when touched or when its folder was
+    listed again."""
+    old = index.dirs
+    dirs = dict(old)
+    listed = False
+    relisted: list[str] = []
+    look = {rel for rel in touched if rel in old} | {rel for rel, folder in old.items() if folder.sig[2] == 0}
+    for rel in sorted(look, key=len):  # a folder before the ones below it
+        prev = dirs.get(rel)
+        if prev is None:
+            continue  # went with a folder above it
+        try:
+            st = os.lstat(root + "/" + rel if rel else root)
+        except OSError:
+            st = None
+        if st is None or not stat.S_ISDIR(st.st_mode):
+            _drop(dirs, rel)
+            listed = True
+            continue
+        if prev.sig[2] != 0 and prev.sig == (st.st_ino, st.st_mtime_ns, st.st_ctime_ns):
+            continue
+        now_listed = dirs[rel] = _list(root, rel, st, now, protection, skip)
+        listed = True
+        relisted.append(rel)
+        for name in set(prev.dirs) - set(now_listed.dirs):
+            _drop(dirs, _join(rel, name))
+        for name in now_listed.dirs:
+            if _join(rel, name) not in dirs:
+                below, _ = read_dirs({}, root, now, protection, skip, _join(rel, name))
+                dirs.update(below)
+                relisted.extend(below)
+    candidates = {rel for rel in touched if rel not in dirs}
+    candidates.update(rel for rel, sig in index.files.items() if sig.ctime_ns == 0)
+    for rel in relisted:
+        folder = dirs.get(rel)
+        if folder is not None:
+            candidates.update(_join(rel, name) for name in folder.files)
+    changed: dict[str, os.stat_result] = {}
+    gone: list[str] = []
+    known = index.files
+    lstat = os.lstat
+    for rel in candidates:
+        parent, _, name = rel.rpartition("/")
+        folder = dirs.get(parent)
+        if folder is None or name not in folder.files:
+            if rel in known:
+                gone.append(rel)
+            continue
+        try:
+            st = lstat(root + "/" + rel)
+        except OSError:
+            if rel in known and not os.path.lexists(root + "/" + rel):
+                gone.append(rel)
+            continue
+        prev_file = known.get(rel)
+        if (prev_file is not None and prev_file.ctime_ns == st.st_ctime_ns and prev_file.ctime_ns != 0
+                and prev_file.ino == st.st_ino and prev_file.size == st.st_size
+                and prev_file.mtime_ns == st.st_mtime_ns and prev_file.mode == st.st_mode):
+            continue
+        changed[rel] = st
+    if len(dirs) != len(old) or relisted:  # files of a folder that went, or that its new listing drops
+        named = set(protected_paths(dirs))
+        gone.extend(rel for rel in known if rel not in named and rel not in candidates)
+    return dirs, listed, changed, gone
+
+
+def _drop(dirs: dict[str, Dir], rel: str) -> None:
+    """A folder and every folder below it, out of `dirs`."""
+    prefix = rel + "/" if rel else ""
+    for key in [key for key in dirs if key == rel or key.startswith(prefix)]:
+        del dirs[key]
 
 
 class _Plan(NamedTuple):

@@ -1,0 +1,224 @@
+"""A change feed of a project tree, for a process that lives across calls (the OpenCode core):
+its effect readings then look again only at what changed since the reading before, instead of
+one lstat per folder and per protected file of the whole project.
+
+Linux inotify watches every folder a reading walked (entries created, deleted or moved; its own
+attributes) and the inode of every protected file (written, truncated, opened, closed after a
+write, attributes or links changed, deleted, moved). A watch is on the inode, not the path: a
+write through a hard link made outside the project is reported, and so is one made through
+another mount of the same filesystem. A writable mapping (`mmap`) needs an open of the file,
+which is reported, and the pages written through it move the times the next lstat compares.
+
+What no event reports is a write through a mapping that a process opened before the reading
+and keeps across calls: a process left running in the background, which the effect check does
+not reach anyway (what it writes after a call returns is kept as the new state). Within that,
+a reading through the feed is the full reading (tests/test_effect_feed.py holds the two equal
+after each of a corpus of real writes, each run by a real shell).
+
+A reading asks `since(token)`: which paths were touched after the reading that token names,
+where touched means an event came for it, or it is watched only since then (a change between
+its lstat and its watch would otherwise go unseen). The answer is None, and the tree is read
+whole, for a token of another feed or older than the feed keeps, after the kernel's queue
+overflowed, a folder moved (the watches name folders by path), or a watch could not be added
+(the per-user limit): the feed is then started afresh.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import sys
+from collections import deque
+from typing import Any, Callable, Iterable
+
+IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE, IN_OPEN = 0x2, 0x4, 0x8, 0x20
+IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
+IN_DELETE_SELF, IN_MOVE_SELF, IN_UNMOUNT, IN_Q_OVERFLOW, IN_IGNORED = 0x400, 0x800, 0x2000, 0x4000, 0x8000
+IN_ONLYDIR, IN_DONT_FOLLOW, IN_ISDIR = 0x01000000, 0x02000000, 0x40000000
+IN_NONBLOCK, IN_CLOEXEC = 0o4000, 0o2000000
+FOLDER_EVENTS = (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF
+                 | IN_ONLYDIR | IN_DONT_FOLLOW)
+FILE_EVENTS = IN_MODIFY | IN_ATTRIB | IN_OPEN | IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF | IN_DONT_FOLLOW
+# what makes the feed unable to vouch for the tree: read it whole and start a new feed
+_LOST = IN_Q_OVERFLOW | IN_UNMOUNT
+_HEADER = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then the name)
+MAX_TOUCHED = 200_000  # paths the feed keeps touched-at marks for; older tokens read the tree whole
+MAX_FEEDS = 4  # project roots one process keeps a feed of
+
+Watch = Callable[[bytes, int], int]  # (path, mask) -> the wd, or -1 with errno set
+
+
+class Feed:
+    """One inotify instance over one project root. Not thread-safe: one process's readings, in turn."""
+
+    def __init__(self, root: str, fd: int, add_watch: Watch) -> None:
+        self.root = root
+        self.fd = fd
+        self._add_watch = add_watch
+        self.id = os.urandom(8).hex()
+        self.seq = 0  # goes up with each drain that found events and each batch of new watches
+        self.floor = 0  # a token below it is older than what `_history` keeps
+        self.broken = False
+        self._history: deque[tuple[int, frozenset[str]]] = deque()
+        self._kept = 0  # paths in _history
+        self._paths: dict[int, set[str]] = {}  # wd -> the project-relative paths it watches ("" the root)
+        self._wd: dict[str, int] = {}  # path -> its wd
+        self._folders: set[int] = set()  # the wds of folders
+
+    def token(self) -> str:
+        return f"{self.id}:{self.seq}"
+
+    def since(self, token: str) -> tuple[str, set[str] | None]:
+        """(this moment's token, the paths touched after `token`; None: read the tree whole)."""
+        self._drain()
+        now = self.token()
+        feed, _, seq = token.partition(":")
+        if self.broken or feed != self.id or not seq.isdigit() or int(seq) < self.floor:
+            return now, None
+        after = int(seq)
+        touched: set[str] = set()
+        for at, paths in reversed(self._history):
+            if at <= after:
+                break
+            touched |= paths
+        return now, touched
+
+    def watch(self, folders: Iterable[str], files: Iterable[str]) -> None:
+        """Watch these folders and protected files (project-relative), as they are now. A path
+        not watched before, or whose inode is new, counts as touched from now on."""
+        added: set[str] = set()
+        for paths, mask in ((folders, FOLDER_EVENTS), (files, FILE_EVENTS)):
+            for rel in paths:
+                path = f"{self.root}/{rel}" if rel else self.root
+                wd = self._add_watch(os.fsencode(path), mask)
+                if wd < 0:
+                    if _errno() != _ENOENT:  # the watch limit, a folder we may not read: cannot vouch
+                        self.broken = True
+                        return
+                    added.add(rel)  # gone since it was read: the next reading looks again
+                    continue
+                if self._wd.get(rel) == wd:
+                    continue
+                self._wd[rel] = wd
+                self._paths.setdefault(wd, set()).add(rel)
+                if mask == FOLDER_EVENTS:
+                    self._folders.add(wd)
+                added.add(rel)
+        self._note(added)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+    def _drain(self) -> None:
+        touched: set[str] = set()
+        while not self.broken:
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                break
+            at = 0
+            while at < len(data):
+                wd, mask, _, length = _HEADER.unpack_from(data, at)
+                name = data[at + 16:at + 16 + length].rstrip(b"\0")
+                at += 16 + length
+                self._event(wd, mask, os.fsdecode(name), touched)
+        self._note(touched)
+
+    def _event(self, wd: int, mask: int, name: str, touched: set[str]) -> None:
+        if mask & _LOST:
+            self.broken = True
+            return
+        paths = self._paths.get(wd, ())
+        if mask & IN_IGNORED:  # the watch is gone (its inode deleted): forget the wd
+            for rel in self._paths.pop(wd, ()):
+                if self._wd.get(rel) == wd:
+                    del self._wd[rel]
+                touched.add(rel)
+            self._folders.discard(wd)
+            return
+        folder = wd in self._folders
+        if folder and mask & IN_MOVE_SELF or mask & IN_ISDIR and mask & (IN_MOVED_FROM | IN_MOVED_TO):
+            self.broken = True  # a folder moved: the watches below it now name other paths
+            return
+        for rel in paths:
+            touched.add(rel)
+            if folder and name:
+                touched.add(f"{rel}/{name}" if rel else name)
+
+    def _note(self, paths: set[str]) -> None:
+        if not paths:
+            return
+        self.seq += 1
+        self._history.append((self.seq, frozenset(paths)))
+        self._kept += len(paths)
+        while self._kept > MAX_TOUCHED and len(self._history) > 1:
+            at, old = self._history.popleft()
+            self._kept -= len(old)
+            self.floor = at + 1
+
+
+_ENOENT = 2
+_feeds: dict[str, Feed] = {}
+_live = False
+
+
+def enable() -> None:
+    """This process lives across calls (the OpenCode core): keep a feed of each project it reads."""
+    global _live
+    _live = True
+
+
+def for_root(root: str) -> Feed | None:
+    """The feed of `root` in this process: None unless enable() was called, on Linux with inotify;
+    a broken feed is replaced by a new one (whose first reading is whole)."""
+    if not _live:
+        return None
+    feed = _feeds.get(root)
+    if feed is not None and not feed.broken:
+        return feed
+    if feed is not None:
+        feed.close()
+        del _feeds[root]
+    made = _start(root)
+    if made is None:
+        return None
+    if len(_feeds) >= MAX_FEEDS:
+        for old in _feeds.values():
+            old.close()
+        _feeds.clear()
+    _feeds[root] = made
+    return made
+
+
+def _start(root: str) -> Feed | None:
+    libc = _libc()
+    if libc is None:
+        return None
+    fd = libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
+    if fd < 0:
+        return None  # the per-user instance limit: read the tree whole, as without a feed
+    add = libc.inotify_add_watch
+    return Feed(root, fd, lambda path, mask: int(add(fd, path, mask)))
+
+
+_errno: Callable[[], int] = lambda: 0  # noqa: E731 (ctypes.get_errno once libc is loaded)
+_loaded: Any = None
+
+
+def _libc() -> Any:
+    """libc's inotify functions through ctypes, loaded once (only a long-lived core pays for ctypes)."""
+    global _loaded, _errno
+    if _loaded is None:
+        _loaded = False
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                libc = ctypes.CDLL(None, use_errno=True)
+                libc.inotify_init1.argtypes = [ctypes.c_int]
+                libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+                _errno = ctypes.get_errno
+                _loaded = libc
+            except (OSError, AttributeError):
+                pass
+    return _loaded or None

@@ -1,0 +1,244 @@
+"""The effect check's change feed (effect/feed.py): a reading that looks only at what the feed saw
+touched is the full reading, after each of a corpus of real writes and harmless commands, each
+run by a real bash in the project, with what really changed taken from the files' bytes and
+modes before and after. The corpus counts misses (a protected file the command changed that the
+reading does not report) and false reports; both must be zero, and the feed reading must equal
+the full one (the folders, the files found changed with their signatures, the files gone)."""
+
+from __future__ import annotations
+
+import mmap
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hookgate.effect import feed as feeds
+from hookgate.effect.feed import Feed
+from hookgate.effect.tree import RACY_NS, Index, Skip, file_sig, protected_paths, read
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+
+
+class Protection:
+    """What the build role may not write, in miniature: the docs and the game code."""
+
+    key = "test"
+
+    @staticmethod
+    def reason(rel: str) -> str | None:
+        return "protected" if rel.endswith(".md") or rel.startswith("src/") else None
+
+
+SKIP = Skip(frozenset({".git"}), frozenset())
+TREE = {
+    "README.md": "# game\n",
+    "docs/PLAN.md": "- [ ] a\n- [ ] b\n",
+    "docs/a/b/deep.md": "deep\n",
+    "src/player.gd": "extends Node\nvar speed = 1\n",
+    "src/enemies/slime.gd": "extends Node\n",
+    "notes.txt": "notes\n",
+    ".git/HEAD": "ref: main\n",
+}
+
+# (name, bash command run in the project; $OUT is a folder outside it on the same filesystem)
+WRITES = [
+    ("append", "echo x >> docs/PLAN.md"),
+    ("sed -i (a new inode renamed over)", "sed -i 's/a/z/' docs/PLAN.md"),
+    ("perl -pi", "perl -pi -e 's/b/y/' docs/PLAN.md"),
+    ("truncate", "truncate -s 0 src/player.gd"),
+    ("in place, same size", "printf Q | dd of=src/player.gd conv=notrunc bs=1 seek=0 status=none"),
+    ("python open r+b", "python3 -c \"open('src/player.gd', 'r+b').write(b'Z')\""),
+    ("mmap, same size", "python3 -c \"import mmap; f = open('docs/PLAN.md', 'r+b'); m = mmap.mmap(f.fileno(), 0); "
+                        "m[0:1] = b'#'; m.flush()\""),
+    ("mmap, mtime put back", "python3 -c \"import mmap, os; st = os.stat('docs/PLAN.md'); f = open('docs/PLAN.md', 'r+b'); "
+                             "m = mmap.mmap(f.fileno(), 0); m[0:1] = b'#'; m.flush(); m.close(); f.close(); "
+                             "os.utime('docs/PLAN.md', ns=(st.st_atime_ns, st.st_mtime_ns))\""),
+    ("write, touch -r to hide it", "cp docs/PLAN.md $OUT/t && echo x >> docs/PLAN.md && touch -r $OUT/t docs/PLAN.md"),
+    ("a hard link made outside, written", "ln docs/PLAN.md $OUT/link && echo evil >> $OUT/link"),
+    ("a hard link outside, mmap through it", "ln src/player.gd $OUT/p && python3 -c \"import mmap; f = open('$OUT/p', 'r+b'); "
+                                             "m = mmap.mmap(f.fileno(), 0); m[0:1] = b'#'\""),
+    ("chmod", "chmod 600 docs/PLAN.md"),
+    ("rm", "rm docs/PLAN.md"),
+    ("mv away", "mv docs/PLAN.md docs/OLD.txt"),
+    ("renamed over by a file made outside", "echo forged > $OUT/f && mv $OUT/f docs/PLAN.md"),
+    ("cp over", "cp README.md docs/a/b/deep.md"),
+    ("install over", "echo x > $OUT/i && install -m 644 $OUT/i docs/PLAN.md"),
+    ("created", "echo x > docs/a/b/new.md"),
+    ("created in new folders", "mkdir -p docs/new/deeper && echo x > docs/new/deeper/made.md"),
+    ("a folder removed with its files", "rm -r docs/a"),
+    ("a folder swapped for a symlink", "rm -r docs/a && ln -s ../src docs/a"),
+    ("a file swapped for a symlink", "rm src/player.gd && ln -s /etc/hostname src/player.gd"),
+    ("tar extracted over", "mkdir -p $OUT/t/docs && echo tarred > $OUT/t/docs/PLAN.md && tar -C $OUT/t -cf $OUT/t.tar docs "
+                           "&& tar -xf $OUT/t.tar"),
+    ("a folder moved", "mv docs/a docs/z"),
+    ("many files at once", "for i in $(seq 50); do echo $i >> docs/a/b/deep.md; echo $i > docs/a/f$i.md; done"),
+]
+HARMLESS = [
+    ("cat", "cat docs/PLAN.md src/player.gd > /dev/null"),
+    ("ls -R", "ls -R > /dev/null"),
+    ("grep -r", "grep -r speed . > /dev/null; true"),
+    ("an unprotected file written", "echo more >> notes.txt"),
+    ("a file made and removed outside", "echo x > $OUT/tmp && rm $OUT/tmp"),
+    ("git's folder written", "echo x > .git/index"),
+    ("opened for writing, nothing written", "python3 -c \"open('docs/PLAN.md', 'r+b').close()\""),
+]
+
+
+def state(root: Path) -> dict[str, tuple[bytes, int] | None]:
+    """Every protected file's bytes and mode, read from disk (the ground truth)."""
+    found: dict[str, tuple[bytes, int] | None] = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files:
+            rel = os.path.relpath(os.path.join(folder, name), root)
+            if Protection.reason(rel):
+                path = os.path.join(folder, name)
+                st = os.lstat(path)
+                found[rel] = (os.readlink(path).encode() if os.path.islink(path) else Path(path).read_bytes(), st.st_mode)
+    return found
+
+
+def indexed(root: str, index: Index, feed: Feed) -> Index:
+    """A reading as the check takes one through the feed (check._reading), made the new index."""
+    now = time.time_ns()
+    token, touched = feed.since(index.feed)
+    dirs, _, changed, gone = read(index, root, now, Protection(), SKIP, touched)
+    files = dict(index.files)
+    for rel in gone:
+        files.pop(rel, None)
+    for rel, st in changed.items():
+        files[rel] = file_sig(st, now)
+    if touched is None or not index.dirs:
+        feed.watch(dirs, protected_paths(dirs))
+    else:
+        feed.watch([rel for rel in dirs if rel in touched or rel not in index.dirs],
+                   [rel for rel in touched if rel not in dirs] + list(changed))
+    return Index(key=index.key, t=now, dirs=dirs, files=files, feed=token)
+
+
+@pytest.fixture
+def project(tmp_path: Path):
+    root = tmp_path / "game"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for rel, text in TREE.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    feeds.enable()
+    feed = feeds._start(str(root))
+    assert feed is not None, "inotify is there on Linux"
+    time.sleep(RACY_NS / 1e9 + 0.1)  # signatures that can be trusted
+    index = indexed(str(root), Index(key="test"), feed)  # read whole, everything watched after
+    index = indexed(str(root), index, feed)  # the paths first watched after it: looked at once more
+    yield root, outside, feed, index
+    feed.close()
+
+
+def run(root: Path, outside: Path, command: str) -> None:
+    done = subprocess.run(["bash", "-c", command], cwd=root, env={**os.environ, "OUT": str(outside)},
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def readings(root: Path, index: Index, feed: Feed):
+    now = time.time_ns()
+    full = read(index, str(root), now, Protection(), SKIP)
+    _, touched = feed.since(index.feed)
+    fed = read(index, str(root), now, Protection(), SKIP, touched)
+    return full, fed, touched
+
+
+def sig(changed: dict[str, os.stat_result]) -> dict[str, tuple[int, int, int, int, int]]:
+    return {rel: (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode) for rel, st in changed.items()}
+
+
+def reported(reading) -> set[str]:
+    _, _, changed, gone = reading
+    return set(changed) | set(gone)
+
+
+@pytest.mark.parametrize("command", [c for _, c in WRITES], ids=[n for n, _ in WRITES])
+def test_a_write_is_seen_by_the_feed_reading_as_by_the_full_one(project, command: str) -> None:
+    root, outside, feed, index = project
+    before = state(root)
+    run(root, outside, command)
+    after = state(root)
+    really = {rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel)}
+    assert really, f"the case changed no protected file: {command}"
+    full, fed, touched = readings(root, index, feed)
+    missed = really - reported(fed)
+    assert not missed, f"the feed reading missed {sorted(missed)}"
+    assert fed[0] == full[0] and fed[1] == full[1]
+    assert sig(fed[2]) == sig(full[2]) and sorted(fed[3]) == sorted(full[3])
+    if touched is not None:  # the short way was taken: it looked at far fewer files than there are
+        assert len(touched) < 60 or command.startswith("for")
+
+
+@pytest.mark.parametrize("command", [c for _, c in HARMLESS], ids=[n for n, _ in HARMLESS])
+def test_a_harmless_command_is_reported_by_neither_reading(project, command: str) -> None:
+    root, outside, feed, index = project
+    before = state(root)
+    run(root, outside, command)
+    assert state(root) == before
+    full, fed, touched = readings(root, index, feed)
+    assert touched is not None
+    assert reported(fed) == reported(full) == set()
+    assert fed[0] == full[0]
+
+
+def test_readings_in_a_row_each_see_what_happened_since_the_one_before(project) -> None:
+    """The index each reading makes carries the token the next one asks the feed from."""
+    root, outside, feed, index = project
+    for step, command in enumerate(["echo 1 >> docs/PLAN.md", "true", "mkdir -p docs/n && echo 2 > docs/n/x.md",
+                                    "rm docs/n/x.md", "echo 3 >> src/enemies/slime.gd", "true"]):
+        run(root, outside, command)
+        full, fed, touched = readings(root, index, feed)
+        assert touched is not None, step
+        assert sig(fed[2]) == sig(full[2]) and sorted(fed[3]) == sorted(full[3]) and fed[0] == full[0], step
+        index = indexed(str(root), index, feed)
+
+
+def test_a_token_of_another_feed_or_a_lost_queue_reads_the_tree_whole(project, tmp_path: Path) -> None:
+    root, outside, feed, index = project
+    other = feeds._start(str(root))
+    assert other is not None
+    try:
+        assert other.since(index.feed)[1] is None
+    finally:
+        other.close()
+    feed._event(-1, feeds.IN_Q_OVERFLOW, "", set())
+    assert feed.since(index.feed)[1] is None
+    assert feeds.for_root(str(root)) is not feed or not feed.broken
+
+
+def test_a_mapping_kept_open_across_the_reading_is_the_known_limit(project) -> None:
+    """What the module's docstring names: a process that mapped a protected file before the
+    reading, writes through the mapping and still holds it when the next reading comes makes no
+    event by then. The full reading sees the times move; the feed reading does not, until the
+    mapping is let go (its last reference to the file closes it, an event). Such a process is
+    one kept running across calls, whose writes after a call the check keeps anyway."""
+    root, outside, feed, index = project
+    path = root / "docs" / "PLAN.md"
+    with open(path, "r+b") as f:
+        mapped = mmap.mmap(f.fileno(), 0)
+    index = indexed(str(root), index, feed)  # the open and close above: looked at once
+    time.sleep(0.05)
+    mapped[0:1] = b"#"
+    mapped.flush()
+    full, fed, touched = readings(root, index, feed)
+    assert "docs/PLAN.md" in reported(full)
+    assert touched is not None and "docs/PLAN.md" not in reported(fed)
+    mapped.close()
+    full, fed, touched = readings(root, index, feed)
+    assert "docs/PLAN.md" in reported(fed) and sig(fed[2]) == sig(full[2])
+
+
+def test_without_enable_a_process_keeps_no_feed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(feeds, "_live", False)
+    assert feeds.for_root(str(tmp_path)) is None
+    shutil.rmtree(tmp_path, ignore_errors=True)
