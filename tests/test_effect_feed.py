@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import mmap
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -18,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from hookgate.effect import feed as feeds
+from hookgate.effect.check import _reading
 from hookgate.effect.feed import Feed
+from hookgate.effect import tree as tree_module
 from hookgate.effect.tree import RACY_NS, Index, Skip, file_sig, protected_paths, read
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
@@ -103,40 +104,36 @@ def state(root: Path) -> dict[str, tuple[bytes, int] | None]:
     return found
 
 
-def indexed(root: str, index: Index, feed: Feed) -> Index:
+def indexed(root: str, index: Index) -> Index:
     """A reading as the check takes one through the feed (check._reading), made the new index."""
     now = time.time_ns()
-    token, touched = feed.since(index.feed)
-    dirs, _, changed, gone = read(index, root, now, Protection(), SKIP, touched)
+    (dirs, _, changed, gone), token = _reading(index, root, now, Protection(), SKIP, True)
     files = dict(index.files)
     for rel in gone:
         files.pop(rel, None)
     for rel, st in changed.items():
         files[rel] = file_sig(st, now)
-    if touched is None or not index.dirs:
-        feed.watch(dirs, protected_paths(dirs))
-    else:
-        feed.watch([rel for rel in dirs if rel in touched or rel not in index.dirs],
-                   [rel for rel in touched if rel not in dirs] + list(changed))
     return Index(key=index.key, t=now, dirs=dirs, files=files, feed=token)
 
 
 @pytest.fixture
-def project(tmp_path: Path):
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     root = tmp_path / "game"
     outside = tmp_path / "outside"
     outside.mkdir()
     for rel, text in TREE.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
-    feeds.enable()
-    feed = feeds._start(str(root))
-    assert feed is not None, "inotify is there on Linux"
+    monkeypatch.setattr(feeds, "_live", True)
+    monkeypatch.setattr(feeds, "_feeds", {})
     time.sleep(RACY_NS / 1e9 + 0.1)  # signatures that can be trusted
-    index = indexed(str(root), Index(key="test"), feed)  # read whole, everything watched after
-    index = indexed(str(root), index, feed)  # the paths first watched after it: looked at once more
+    index = indexed(str(root), Index(key="test"))  # read whole, everything watched after
+    index = indexed(str(root), index)  # the paths first watched after it: looked at once more
+    feed = feeds.for_root(str(root))
+    assert feed is not None, "inotify is there on Linux"
     yield root, outside, feed, index
-    feed.close()
+    for kept in feeds._feeds.values():
+        kept.close()
 
 
 def run(root: Path, outside: Path, command: str) -> None:
@@ -200,7 +197,7 @@ def test_readings_in_a_row_each_see_what_happened_since_the_one_before(project) 
         full, fed, touched = readings(root, index, feed)
         assert touched is not None, step
         assert sig(fed[2]) == sig(full[2]) and sorted(fed[3]) == sorted(full[3]) and fed[0] == full[0], step
-        index = indexed(str(root), index, feed)
+        index = indexed(str(root), index)
 
 
 def test_a_token_of_another_feed_or_a_lost_queue_reads_the_tree_whole(project, tmp_path: Path) -> None:
@@ -213,7 +210,8 @@ def test_a_token_of_another_feed_or_a_lost_queue_reads_the_tree_whole(project, t
         other.close()
     feed._event(-1, feeds.IN_Q_OVERFLOW, "", set())
     assert feed.since(index.feed)[1] is None
-    assert feeds.for_root(str(root)) is not feed or not feed.broken
+    renewed = feeds.for_root(str(root))
+    assert renewed is not None and renewed is not feed and renewed.since(index.feed)[1] is None
 
 
 def test_a_mapping_kept_open_across_the_reading_is_the_known_limit(project) -> None:
@@ -226,7 +224,7 @@ def test_a_mapping_kept_open_across_the_reading_is_the_known_limit(project) -> N
     path = root / "docs" / "PLAN.md"
     with open(path, "r+b") as f:
         mapped = mmap.mmap(f.fileno(), 0)
-    index = indexed(str(root), index, feed)  # the open and close above: looked at once
+    index = indexed(str(root), index)  # the open and close above: looked at once
     time.sleep(0.05)
     mapped[0:1] = b"#"
     mapped.flush()
@@ -241,4 +239,61 @@ def test_a_mapping_kept_open_across_the_reading_is_the_known_limit(project) -> N
 def test_without_enable_a_process_keeps_no_feed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(feeds, "_live", False)
     assert feeds.for_root(str(tmp_path)) is None
-    shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+# -- the whole check, decided as the OpenCode core decides it (in one process, the feed on) --------
+
+@pytest.fixture
+def core(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from effect_support import Project
+
+    monkeypatch.setattr(feeds, "_live", True)
+    monkeypatch.setattr(feeds, "_feeds", {})
+    project = Project(tmp_path / "game").role("build")
+    project.config("[gates.check_shell_writes]\nenabled = false\n")  # the effect check alone decides
+    project.write("src/player.gd", "extends Node\n")
+    for i in range(200):
+        project.write(f"src/more/f{i}.gd", f"# {i}\n")
+    time.sleep(RACY_NS / 1e9 + 0.1)
+    walks: list[str] = []
+    real_touched, real_dirs = tree_module.read_touched, tree_module.read_dirs
+    monkeypatch.setattr(tree_module, "read_touched", lambda *a: walks.append("touched") or real_touched(*a))
+    monkeypatch.setattr(tree_module, "read_dirs", lambda *a, **k: walks.append("whole") or real_dirs(*a, **k))
+    yield project, walks
+    for feed in feeds._feeds.values():
+        feed.close()
+
+
+def test_the_check_through_the_feed_puts_back_what_a_call_wrote(core) -> None:
+    project, walks = core
+    for _ in range(2):
+        project.bash("true")  # read whole once, then settled
+    walks.clear()
+    outcome = project.bash("sed -i 's/Node/Evil/' src/player.gd && echo x > src/more/new.gd")
+    assert outcome.post_blocked and "src/player.gd" in outcome.post_reason
+    assert (project.root / "src/player.gd").read_text() == "extends Node\n"
+    assert not (project.root / "src/more/new.gd").exists()
+    assert walks.count("touched") == 2 and "whole" not in walks[:walks.index("touched") + 1]
+
+
+def test_a_reading_left_by_another_process_is_read_whole_once_then_followed(core) -> None:
+    """A new core (another feed) finds an index whose token is not its own: it reads the tree
+    whole once; the unchanged reading is not written again, and the next readings still ask the
+    feed from the token that reading was true at (Feed.confirm)."""
+    project, walks = core
+    for _ in range(2):
+        project.bash("true")
+    time.sleep(RACY_NS / 1e9 + 0.05)  # the role claim's change of .hookgate/ older than a tick: no folder moves
+    project.bash("true")
+    for feed in feeds._feeds.values():  # as if this process had ended and a new core begun
+        feed.close()
+    feeds._feeds.clear()
+    walks.clear()
+    project.bash("true")
+    assert walks[0] == "whole"
+    walks.clear()
+    for _ in range(3):
+        project.bash("cat src/player.gd > /dev/null")
+    assert walks == ["touched"] * 6
+    outcome = project.bash("echo gone > src/player.gd")
+    assert outcome.post_blocked and (project.root / "src/player.gd").read_text() == "extends Node\n"

@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 import stat
 import time
-from pathlib import Path
 from typing import NamedTuple
 
 from ..engine.context import Context
 from ..model.events import Event, ToolEvent
 from ..model.verdicts import Block, Verdict
+from ..paths import below, resolved
 from . import ledger
 from .protection import Agent, Protection, agent_of, protection_for
 from .store import Store, StoreError, store_for
@@ -40,20 +40,14 @@ def skip_for(ctx: Context) -> Skip:
     """What the scan never looks at: the folders the config names and the files hookgate writes
     itself on every call (its session logs and state, the lifetime log, this store), wherever the
     project's layout keeps them."""
-    root = ctx.project.root.resolve()
-    state = ctx.project.state_dir
+    root = resolved(str(ctx.project.root)).rstrip("/") + "/"
+    state = str(ctx.project.state_dir)
     layout = ctx.project.layout
-    own: list[Path] = []
-    for pattern in (layout.session_metrics, layout.session_state, layout.notices, layout.decisions,
-                    layout.lifetime_metrics, layout.role_owner):
-        # a per-session path is skipped at its first folder ("sessions/{session}/...")
-        own.append(state / (pattern.split("/", 1)[0] if "{session}" in pattern else pattern))
-    rels = set()
-    for path in own:
-        try:
-            rels.add(path.resolve().relative_to(root).as_posix())
-        except ValueError:
-            continue
+    own = {f"{state}/{pattern.split('/', 1)[0] if '{session}' in pattern else pattern}"
+           # a per-session path is skipped at its first folder ("sessions/{session}/...")
+           for pattern in (layout.session_metrics, layout.session_state, layout.notices, layout.decisions,
+                           layout.lifetime_metrics, layout.role_owner)}
+    rels = {rel for rel in (below(resolved(path), root) for path in own) if rel is not None and rel != "."}
     return Skip(frozenset(ctx.config.effect.skip_dirs), frozenset(rels))
 
 
@@ -102,13 +96,16 @@ def _reading(index: Index, root: str, now: int, protection: Protection, skip: Sk
     feed = for_root(root) if follow else None
     if feed is None:
         return read(index, root, now, protection, skip), ""
-    token, touched = feed.since(index.feed)
+    token, touched = feed.since(feed.as_of(index))
     reading = read(index, root, now, protection, skip, touched)
-    dirs, _, changed, _ = reading
+    dirs, listed, changed, gone = reading
+    if not listed and not changed and not gone and index.dirs:
+        feed.confirm(index, token)  # kept as it is (not written again): true as of this token
     if touched is None or not index.dirs:
         feed.watch(dirs, protected_paths(dirs))
-    else:
-        feed.watch([rel for rel in dirs if rel in touched or rel not in index.dirs],
+    else:  # what was touched (a new inode behind a path), and what is new: folders listed, files created
+        new_folders = [rel for rel in dirs if rel not in index.dirs] if listed else []
+        feed.watch([rel for rel in touched if rel in dirs] + new_folders,
                    [rel for rel in touched if rel not in dirs] + list(changed))
     return reading, token
 

@@ -29,7 +29,10 @@ import os
 import struct
 import sys
 from collections import deque
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+if TYPE_CHECKING:
+    from .tree import Index
 
 IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE, IN_OPEN = 0x2, 0x4, 0x8, 0x20
 IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
@@ -44,6 +47,7 @@ _LOST = IN_Q_OVERFLOW | IN_UNMOUNT
 _HEADER = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then the name)
 MAX_TOUCHED = 200_000  # paths the feed keeps touched-at marks for; older tokens read the tree whole
 MAX_FEEDS = 4  # project roots one process keeps a feed of
+MAX_CONFIRMED = 64  # readings (one per agent's protection) a feed remembers confirming
 
 Watch = Callable[[bytes, int], int]  # (path, mask) -> the wd, or -1 with errno set
 
@@ -64,9 +68,25 @@ class Feed:
         self._paths: dict[int, set[str]] = {}  # wd -> the project-relative paths it watches ("" the root)
         self._wd: dict[str, int] = {}  # path -> its wd
         self._folders: set[int] = set()  # the wds of folders
+        # id(index) -> (the index, the latest token a reading found it true at); the entry holds
+        # the index, so its id is not reused while it is here
+        self._confirmed: dict[int, tuple["Index", str]] = {}
 
     def token(self) -> str:
         return f"{self.id}:{self.seq}"
+
+    def as_of(self, index: "Index") -> str:
+        """The token `index` is known to describe the tree at: the latest reading that found
+        nothing changed against it (confirm), else the one it was written with."""
+        kept = self._confirmed.get(id(index))
+        return kept[1] if kept is not None and kept[0] is index else index.feed
+
+    def confirm(self, index: "Index", token: str) -> None:
+        """A reading as of `token` found the tree as `index` holds it: it is not written again (the
+        check keeps an unchanged reading), so the next reading asks the feed from here."""
+        if len(self._confirmed) >= MAX_CONFIRMED:
+            self._confirmed.clear()
+        self._confirmed[id(index)] = (index, token)
 
     def since(self, token: str) -> tuple[str, set[str] | None]:
         """(this moment's token, the paths touched after `token`; None: read the tree whole)."""
@@ -107,7 +127,10 @@ class Feed:
         self._note(added)
 
     def close(self) -> None:
-        os.close(self.fd)
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+            self.broken = True
 
     def _drain(self) -> None:
         touched: set[str] = set()

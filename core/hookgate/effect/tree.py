@@ -190,7 +190,8 @@ def read_touched(index: Index, root: str, now: int, protection: "Protection", sk
     dirs = dict(old)
     listed = False
     relisted: list[str] = []
-    look = {rel for rel in touched if rel in old} | {rel for rel, folder in old.items() if folder.sig[2] == 0}
+    racy_folders, racy_files = _untrusted(index)
+    look = {rel for rel in touched if rel in old} | racy_folders
     for rel in sorted(look, key=len):  # a folder before the ones below it
         prev = dirs.get(rel)
         if prev is None:
@@ -215,8 +216,7 @@ def read_touched(index: Index, root: str, now: int, protection: "Protection", sk
                 below, _ = read_dirs({}, root, now, protection, skip, _join(rel, name))
                 dirs.update(below)
                 relisted.extend(below)
-    candidates = {rel for rel in touched if rel not in dirs}
-    candidates.update(rel for rel, sig in index.files.items() if sig.ctime_ns == 0)
+    candidates = {rel for rel in touched if rel not in dirs} | racy_files
     for rel in relisted:
         folder = dirs.get(rel)
         if folder is not None:
@@ -248,6 +248,24 @@ def read_touched(index: Index, root: str, now: int, protection: "Protection", sk
         named = set(protected_paths(dirs))
         gone.extend(rel for rel in known if rel not in named and rel not in candidates)
     return dirs, listed, changed, gone
+
+
+def _untrusted(index: Index) -> tuple[set[str], set[str]]:
+    """The folders and files whose signatures `index` holds untrusted (read within RACY_NS of a
+    change), which every reading looks at again: found once per index (a core reads the same one
+    again and again while nothing changes), not by a pass over all of it on every reading."""
+    hit = _untrusted_of.get(id(index))
+    if hit is not None and hit[0] is index:
+        return hit[1], hit[2]
+    folders = {rel for rel, folder in index.dirs.items() if folder.sig[2] == 0}
+    files = {rel for rel, sig in index.files.items() if sig.ctime_ns == 0}
+    if len(_untrusted_of) >= MAX_PLANS:
+        _untrusted_of.clear()
+    _untrusted_of[id(index)] = (index, folders, files)  # the entry holds the index: its id is not reused
+    return folders, files
+
+
+_untrusted_of: dict[int, tuple[Index, set[str], set[str]]] = {}
 
 
 def _drop(dirs: dict[str, Dir], rel: str) -> None:
