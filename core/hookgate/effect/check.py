@@ -96,18 +96,19 @@ def _reading(index: Index, root: str, now: int, protection: Protection, skip: Sk
     feed = for_root(root) if follow else None
     if feed is None:
         return read(index, root, now, protection, skip), ""
-    token, touched = feed.since(feed.as_of(index))
+    mark = f"{index.key}:{index.t}"
+    token, touched = feed.reading(index.feed, mark)
     reading = read(index, root, now, protection, skip, touched)
     dirs, listed, changed, gone = reading
     if not listed and not changed and not gone and index.dirs:
-        feed.confirm(index, token)  # kept as it is (not written again): true as of this token
+        feed.confirm(mark, token)  # kept as it is (not written again): true as of this token
     if touched is None or not index.dirs:
-        feed.watch(dirs, protected_paths(dirs))
+        watched = feed.watch(dirs, protected_paths(dirs))
     else:  # what was touched (a new inode behind a path), and what is new: folders listed, files created
         new_folders = [rel for rel in dirs if rel not in index.dirs] if listed else []
-        feed.watch([rel for rel in touched if rel in dirs] + new_folders,
-                   [rel for rel in touched if rel not in dirs] + list(changed))
-    return reading, token
+        watched = feed.watch([rel for rel in touched if rel in dirs] + new_folders,
+                             [rel for rel in touched if rel not in dirs] + list(changed))
+    return reading, token if watched else ""
 
 
 def _keep(store: Store, root: str, rel: str, st: os.stat_result, now: int, ctx: Context) -> File:

@@ -31,8 +31,10 @@ import sys
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+import msgspec
+
 if TYPE_CHECKING:
-    from .tree import Index
+    import socket
 
 IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE, IN_OPEN = 0x2, 0x4, 0x8, 0x20
 IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
@@ -68,25 +70,22 @@ class Feed:
         self._paths: dict[int, set[str]] = {}  # wd -> the project-relative paths it watches ("" the root)
         self._wd: dict[str, int] = {}  # path -> its wd
         self._folders: set[int] = set()  # the wds of folders
-        # id(index) -> (the index, the latest token a reading found it true at); the entry holds
-        # the index, so its id is not reused while it is here
-        self._confirmed: dict[int, tuple["Index", str]] = {}
+        self._confirmed: dict[str, str] = {}  # an index's mark -> the latest token it was found true at
 
     def token(self) -> str:
         return f"{self.id}:{self.seq}"
 
-    def as_of(self, index: "Index") -> str:
-        """The token `index` is known to describe the tree at: the latest reading that found
-        nothing changed against it (confirm), else the one it was written with."""
-        kept = self._confirmed.get(id(index))
-        return kept[1] if kept is not None and kept[0] is index else index.feed
+    def reading(self, token: str, mark: str) -> tuple[str, set[str] | None]:
+        """`since` for a reading against the index `mark` names (its key and time) written as of
+        `token`: from the latest token a reading found that index true at (confirm), if later."""
+        return self.since(self._confirmed.get(mark, token))
 
-    def confirm(self, index: "Index", token: str) -> None:
-        """A reading as of `token` found the tree as `index` holds it: it is not written again (the
-        check keeps an unchanged reading), so the next reading asks the feed from here."""
+    def confirm(self, mark: str, token: str) -> None:
+        """A reading as of `token` found the tree as the index `mark` holds it: the check does not
+        write an unchanged reading again, so the next reading asks the feed from here."""
         if len(self._confirmed) >= MAX_CONFIRMED:
             self._confirmed.clear()
-        self._confirmed[id(index)] = (index, token)
+        self._confirmed[mark] = token
 
     def since(self, token: str) -> tuple[str, set[str] | None]:
         """(this moment's token, the paths touched after `token`; None: read the tree whole)."""
@@ -103,9 +102,10 @@ class Feed:
             touched |= paths
         return now, touched
 
-    def watch(self, folders: Iterable[str], files: Iterable[str]) -> None:
+    def watch(self, folders: Iterable[str], files: Iterable[str]) -> bool:
         """Watch these folders and protected files (project-relative), as they are now. A path
-        not watched before, or whose inode is new, counts as touched from now on."""
+        not watched before, or whose inode is new, counts as touched from now on. False: the feed
+        can no longer vouch for the tree (a reading must not be kept as of its token)."""
         added: set[str] = set()
         for paths, mask in ((folders, FOLDER_EVENTS), (files, FILE_EVENTS)):
             for rel in paths:
@@ -114,7 +114,7 @@ class Feed:
                 if wd < 0:
                     if _errno() != _ENOENT:  # the watch limit, a folder we may not read: cannot vouch
                         self.broken = True
-                        return
+                        return False
                     added.add(rel)  # gone since it was read: the next reading looks again
                     continue
                 if self._wd.get(rel) == wd:
@@ -125,6 +125,7 @@ class Feed:
                     self._folders.add(wd)
                 added.add(rel)
         self._note(added)
+        return not self.broken
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -180,20 +181,107 @@ class Feed:
             self.floor = at + 1
 
 
+class CoreFeed:
+    """The feed of `root` that a warm core keeps for its forks (hookgate.warm.server), asked over
+    the socket the core made for this fork: each fork is a process of its own, and events one
+    of them drained from an inotify queue would be gone for the others, so the core alone reads
+    it. The same three questions as a Feed; any failure to ask makes the fork read whole."""
+
+    def __init__(self, channel: "socket.socket", root: str) -> None:
+        self._channel = channel
+        self._root = root
+
+    def reading(self, token: str, mark: str) -> tuple[str, set[str] | None]:
+        reply = self._ask(["reading", self._root, token, mark])
+        if not reply:
+            return "", None
+        return str(reply[0]), None if reply[1] is None else set(reply[1])
+
+    def confirm(self, mark: str, token: str) -> None:
+        self._ask(["confirm", self._root, mark, token])
+
+    def watch(self, folders: Iterable[str], files: Iterable[str]) -> bool:
+        reply = self._ask(["watch", self._root, list(folders), list(files)])
+        return bool(reply and reply[0])
+
+    def _ask(self, request: list[Any]) -> list[Any] | None:
+        global _core
+        try:
+            send_frame(self._channel, request)
+            return receive_frame(self._channel)
+        except (OSError, ValueError, msgspec.DecodeError):
+            _core = None  # the core is gone or broken: this fork reads whole from now on
+            return None
+
+
+def answer(request: list[Any]) -> list[Any]:
+    """The core's answer to a fork's question (CoreFeed), from its own feed of that root."""
+    verb, root, *args = request
+    feed = for_root(root)
+    if feed is None:
+        return ["", None]
+    if verb == "reading":
+        token, touched = feed.reading(*args)
+        return [token, sorted(touched) if touched is not None else None]
+    if verb == "confirm":
+        feed.confirm(*args)
+        return [True]
+    if verb == "watch":
+        return [feed.watch(*args)]
+    raise ValueError(f"unknown feed request {verb!r}")
+
+
+def send_frame(channel: "socket.socket", message: list[Any]) -> None:
+    data = msgspec.msgpack.encode(message)
+    channel.sendall(len(data).to_bytes(4, "big") + data)
+
+
+def receive_frame(channel: "socket.socket") -> list[Any]:
+    """One frame; ValueError when the peer left (EOF) or sent something else."""
+    head = _exactly(channel, 4)
+    message = msgspec.msgpack.decode(_exactly(channel, int.from_bytes(head, "big")))
+    if not isinstance(message, list):
+        raise ValueError("a feed frame is a list")
+    return message
+
+
+def _exactly(channel: "socket.socket", size: int) -> bytes:
+    data = bytearray()
+    while len(data) < size:
+        chunk = channel.recv(size - len(data))
+        if not chunk:
+            raise ValueError("the other end left")
+        data += chunk
+    return bytes(data)
+
+
 _ENOENT = 2
 _feeds: dict[str, Feed] = {}
 _live = False
+_core: "socket.socket | None" = None  # in a fork of a warm core: its socket to the core's feeds
+REPLY_SECONDS = 5.0  # a fork waits this long for its core's answer, then reads whole
 
 
 def enable() -> None:
-    """This process lives across calls (the OpenCode core): keep a feed of each project it reads."""
+    """This process lives across calls (the OpenCode core, a warm core): keep a feed of each
+    project it reads."""
     global _live
     _live = True
 
 
-def for_root(root: str) -> Feed | None:
-    """The feed of `root` in this process: None unless enable() was called, on Linux with inotify;
-    a broken feed is replaced by a new one (whose first reading is whole)."""
+def use_core(channel: "socket.socket") -> None:
+    """This process is a fork of a warm core: ask the core's feeds, over `channel`."""
+    global _core
+    channel.settimeout(REPLY_SECONDS)
+    _core = channel
+
+
+def for_root(root: str) -> "Feed | CoreFeed | None":
+    """The feed of `root` for this process: its core's (a fork of a warm core), else its own once
+    enable() was called, on Linux with inotify; a broken feed is replaced by a new one (whose
+    first reading is whole). None: read the tree whole."""
+    if _core is not None:
+        return CoreFeed(_core, root)
     if not _live:
         return None
     feed = _feeds.get(root)

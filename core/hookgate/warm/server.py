@@ -39,8 +39,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Mapping, cast
+from typing import Any, Mapping, cast
 
+from ..effect import feed
 from ..runtimes import PACKAGES
 from . import client
 
@@ -72,6 +73,9 @@ class Core:
         # so it is replaced at once.
         self.board = mmap.mmap(-1, MAX_FORKS + 8)
         self.slots: dict[int, int] = {}  # pid -> slot
+        # pid -> the core's end of a socket pair each fork asks the effect check's change feeds
+        # over (hookgate.effect.feed: the core alone reads the inotify queue, for all its forks)
+        self.feeds: dict[int, socket.socket] = {}
         # OpenTelemetry (hookgate.otel): the forks send each decision's summary down this pipe
         self.exporter = None
         self.telemetry: tuple[int, int] | None = None
@@ -97,6 +101,7 @@ class Core:
         signal.signal(signal.SIGTERM, _exit_on_signal)
         try:
             prime(self.project, scratch)
+            feed.enable()  # after priming: the scratch project's readings keep no feed
             self.start_telemetry()
             gc.collect()
             gc.freeze()  # a fork's collections then skip (and never copy) what the core holds
@@ -104,7 +109,10 @@ class Core:
             while self.failed < MAX_FAILED_FORKS:
                 self.fork_ready(listener, [lock, answered_r, *self.telemetry[:1]] if self.telemetry else
                                 [lock, answered_r], answered_w, scratch)
-                select.select([answered_r, *self.telemetry[:1]] if self.telemetry else [answered_r], [], [], TICK)
+                waiting = [answered_r, *self.telemetry[:1]] if self.telemetry else [answered_r]
+                watched: list[Any] = [*waiting, *self.feeds.values()]
+                readable, _, _ = select.select(watched, [], [], TICK)
+                self.answer_feeds(readable)
                 self.reap(answered_r)
                 self.export()
                 now = time.monotonic()
@@ -198,10 +206,26 @@ class Core:
             if pid == 0:
                 return
             slot = self.slots.pop(pid, None)
+            channel = self.feeds.pop(pid, None)
+            if channel is not None:
+                channel.close()
             if slot is not None:
                 if self.board[slot] == WAITING:  # it died before it took a call
                     self.failed += 1
                 self.board[slot] = FREE
+
+    def answer_feeds(self, readable: list[Any]) -> None:
+        """A fork's question about a change feed (effect/feed.CoreFeed), answered at once: the fork
+        waits for it in the middle of its call. A fork that left or sent nonsense is let go."""
+        for pid, channel in list(self.feeds.items()):
+            if channel not in readable:
+                continue
+            try:
+                request = feed.receive_frame(channel)
+                feed.send_frame(channel, feed.answer(request))
+            except Exception:  # the fork left (its pair closed), or the question was not one
+                channel.close()
+                del self.feeds[pid]
 
     # -- the forks -------------------------------------------------------------------------------
     def fork_ready(self, listener: socket.socket, close: list[int], answered: int, scratch: str) -> None:
@@ -209,22 +233,31 @@ class Core:
         while len(self.slots) < MAX_FORKS and sum(self.board[s] == WAITING for s in self.slots.values()) < READY:
             slot = next(i for i in range(MAX_FORKS) if i not in self.slots.values())
             self.board[slot] = WAITING
+            ours, theirs = socket.socketpair()
+            ours.settimeout(feed.REPLY_SECONDS)  # a fork that stops halfway through a question
             pid = os.fork()
             if pid:
+                theirs.close()
                 self.slots[pid] = slot
+                self.feeds[pid] = ours
                 continue
             try:  # the fork: whatever happens, it never returns into the core's loop
                 for fd in close:
                     os.close(fd)
+                ours.close()
+                for other in self.feeds.values():  # the other forks' pairs are theirs and the core's
+                    other.close()
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                self.wait_for_call(listener, slot, answered, scratch, core)
+                self.wait_for_call(listener, slot, answered, scratch, core, theirs)
             finally:
                 os._exit(0)
 
-    def wait_for_call(self, listener: socket.socket, slot: int, answered: int, scratch: str, core: int) -> None:
+    def wait_for_call(self, listener: socket.socket, slot: int, answered: int, scratch: str, core: int,
+                      feeds: socket.socket) -> None:
         self.answered = answered
         if not select.select([listener], [], [], 0)[0]:  # with a caller already waiting, serve it now
             touch_pages(scratch)
+        feed.use_core(feeds)  # after the scratch call: a caller's readings ask the core's feeds
         self.printed = _capture()  # made before a caller waits: it does not depend on the call
         gc.freeze()
         with orphan_watch(core):
