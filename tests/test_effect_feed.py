@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.effect import feed as feeds
+from hookgate.effect import feed as feeds, tree as tree_module
 from hookgate.effect.check import _reading
 from hookgate.effect.feed import Feed
-from hookgate.effect import tree as tree_module
-from hookgate.effect.tree import RACY_NS, Index, Skip, file_sig, protected_paths, read
+from hookgate.effect.tree import RACY_NS, Index, Skip, file_sig, read
+from warm_support import warm  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 
@@ -297,3 +297,68 @@ def test_a_reading_left_by_another_process_is_read_whole_once_then_followed(core
     assert walks == ["touched"] * 6
     outcome = project.bash("echo gone > src/player.gd")
     assert outcome.post_blocked and (project.root / "src/player.gd").read_text() == "extends Node\n"
+
+
+# -- the warm core's forks, asking the core's feed (real `hookgate hook` processes, a real core) ----
+
+WARM_WRITES = [
+    "echo x >> src/player.gd",
+    "sed -i 's/Node/Evil/' src/player.gd",
+    "python3 -c \"import mmap; f = open('src/player.gd', 'r+b'); m = mmap.mmap(f.fileno(), 0); m[0:1] = b'#'\"",
+    "ln src/player.gd $OUT/link && echo evil >> $OUT/link",
+    "mkdir -p src/new/deeper && echo x > src/new/deeper/made.gd",
+    "rm src/more/f3.gd",
+]
+
+
+def test_the_warm_core_feeds_its_forks_and_every_write_is_put_back(tmp_path: Path, warm) -> None:
+    """Each call is a `hookgate hook claude` process answered by a fork of the project's core; the
+    forks' readings ask the core's feed (the index each writes carries the core's token, and a
+    settled call looks again at a handful of paths, not the tree), and every forbidden write of
+    the corpus is put back, read from disk."""
+    from hookgate.effect.store import store_for
+
+    root = tmp_path / "game"
+    (root / ".hookgate").mkdir(parents=True)
+    (root / ".hookgate" / "current_role").write_text("build\n")
+    (root / ".hookgate" / "config.toml").write_text("[gates.check_shell_writes]\nenabled = false\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for i in range(300):
+        (root / "src" / "more").mkdir(parents=True, exist_ok=True)
+        (root / "src" / "more" / f"f{i}.gd").write_text(f"# {i}\n")
+    (root / "src" / "player.gd").write_text("extends Node\n")
+    env = warm.env()
+    assert warm.warm("start", root).returncode == 0
+    calls = iter(range(1000))
+
+    def bash(command: str) -> bytes:
+        call = f"toolu_w{next(calls)}"
+        base = {"session_id": "s1", "cwd": str(root), "tool_name": "Bash", "tool_input": {"command": command},
+                "tool_use_id": call}
+        pre, _, code = warm.hook("claude", {**base, "hook_event_name": "PreToolUse"}, root, env)
+        assert code == 0 and b'"deny"' not in pre, pre
+        subprocess.run(["bash", "-c", command], cwd=root, env={**os.environ, "OUT": str(outside)}, check=True)
+        post, _, code = warm.hook("claude", {**base, "hook_event_name": "PostToolUse", "tool_response": "ok"}, root, env)
+        assert code == 0
+        return post
+
+    time.sleep(RACY_NS / 1e9 + 0.1)
+    for _ in range(3):
+        bash("true")
+    store = store_for(root, env)
+
+    def feed_id() -> str:
+        (index,) = [store._load(path) for path in store.dir.glob("index-*.msgpack")]
+        assert index is not None and index.feed, "a fork's reading carries a feed's token"
+        return index.feed.partition(":")[0]
+
+    core_feed = feed_id()
+    for command in WARM_WRITES:
+        before = state(root)
+        answer = bash(command)
+        assert b'"decision":"block"' in answer, (command, answer)
+        assert state(root) == before, command
+        assert feed_id() == core_feed, "every fork asked the one feed the core keeps"
+        time.sleep(RACY_NS / 1e9 + 0.05)  # the put-back files' signatures settle
+    assert warm.answered(root, 2 * (3 + len(WARM_WRITES))) >= 2 * (3 + len(WARM_WRITES))

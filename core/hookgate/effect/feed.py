@@ -270,10 +270,13 @@ def enable() -> None:
 
 
 def use_core(channel: "socket.socket") -> None:
-    """This process is a fork of a warm core: ask the core's feeds, over `channel`."""
-    global _core
+    """This process is a fork of a warm core: ask the core's feeds, over `channel`, and keep none
+    of its own (what it inherited of the core's is the core's to read)."""
+    global _core, _live
     channel.settimeout(REPLY_SECONDS)
     _core = channel
+    _live = False
+    _feeds.clear()
 
 
 def for_root(root: str) -> "Feed | CoreFeed | None":
