@@ -279,7 +279,7 @@ def test_the_check_through_the_feed_puts_back_what_a_call_wrote(core) -> None:
 def test_a_reading_left_by_another_process_is_read_whole_once_then_followed(core) -> None:
     """A new core (another feed) finds an index whose token is not its own: it reads the tree
     whole once; the unchanged reading is not written again, and the next readings still ask the
-    feed from the token that reading was true at (Feed.confirm)."""
+    feed from the token that reading was true at (Feed.settle)."""
     project, walks = core
     for _ in range(2):
         project.bash("true")

@@ -100,14 +100,13 @@ def _reading(index: Index, root: str, now: int, protection: Protection, skip: Sk
     token, touched = feed.reading(index.feed, mark)
     reading = read(index, root, now, protection, skip, touched)
     dirs, listed, changed, gone = reading
-    if not listed and not changed and not gone and index.dirs:
-        feed.confirm(mark, token)  # kept as it is (not written again): true as of this token
+    unchanged = not listed and not changed and not gone and bool(index.dirs)  # kept, not written again
     if touched is None or not index.dirs:
-        watched = feed.watch(dirs, protected_paths(dirs))
+        watched = feed.settle(mark, token, unchanged, dirs, protected_paths(dirs))
     else:  # what was touched (a new inode behind a path), and what is new: folders listed, files created
         new_folders = [rel for rel in dirs if rel not in index.dirs] if listed else []
-        watched = feed.watch([rel for rel in touched if rel in dirs] + new_folders,
-                             [rel for rel in touched if rel not in dirs] + list(changed))
+        watched = feed.settle(mark, token, unchanged, [rel for rel in touched if rel in dirs] + new_folders,
+                              [rel for rel in touched if rel not in dirs] + list(changed))
     return reading, token if watched else ""
 
 

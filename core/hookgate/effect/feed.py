@@ -49,7 +49,7 @@ _LOST = IN_Q_OVERFLOW | IN_UNMOUNT
 _HEADER = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then the name)
 MAX_TOUCHED = 200_000  # paths the feed keeps touched-at marks for; older tokens read the tree whole
 MAX_FEEDS = 4  # project roots one process keeps a feed of
-MAX_CONFIRMED = 64  # readings (one per agent's protection) a feed remembers confirming
+MAX_CONFIRMED = 64  # unchanged readings (one per agent's protection) a feed remembers the token of
 
 Watch = Callable[[bytes, int], int]  # (path, mask) -> the wd, or -1 with errno set
 
@@ -77,15 +77,19 @@ class Feed:
 
     def reading(self, token: str, mark: str) -> tuple[str, set[str] | None]:
         """`since` for a reading against the index `mark` names (its key and time) written as of
-        `token`: from the latest token a reading found that index true at (confirm), if later."""
+        `token`: from the latest token a reading found that index true at (settle), if later."""
         return self.since(self._confirmed.get(mark, token))
 
-    def confirm(self, mark: str, token: str) -> None:
-        """A reading as of `token` found the tree as the index `mark` holds it: the check does not
-        write an unchanged reading again, so the next reading asks the feed from here."""
-        if len(self._confirmed) >= MAX_CONFIRMED:
-            self._confirmed.clear()
-        self._confirmed[mark] = token
+    def settle(self, mark: str, token: str, unchanged: bool, folders: Iterable[str], files: Iterable[str]) -> bool:
+        """After a reading as of `token` against the index `mark` names: watch what it read for
+        the first time or saw touched (`watch`), and when it found the tree as that index holds
+        it, remember the index true as of `token` (the check does not write an unchanged reading
+        again, so the next reading asks the feed from here). False: see `watch`."""
+        if unchanged:
+            if len(self._confirmed) >= MAX_CONFIRMED:
+                self._confirmed.clear()
+            self._confirmed[mark] = token
+        return self.watch(folders, files)
 
     def since(self, token: str) -> tuple[str, set[str] | None]:
         """(this moment's token, the paths touched after `token`; None: read the tree whole)."""
@@ -185,7 +189,7 @@ class CoreFeed:
     """The feed of `root` that a warm core keeps for its forks (hookgate.warm.server), asked over
     the socket the core made for this fork: each fork is a process of its own, and events one
     of them drained from an inotify queue would be gone for the others, so the core alone reads
-    it. The same three questions as a Feed; any failure to ask makes the fork read whole."""
+    it. The same two questions as a Feed; any failure to ask makes the fork read whole."""
 
     def __init__(self, channel: "socket.socket", root: str) -> None:
         self._channel = channel
@@ -197,11 +201,8 @@ class CoreFeed:
             return "", None
         return str(reply[0]), None if reply[1] is None else set(reply[1])
 
-    def confirm(self, mark: str, token: str) -> None:
-        self._ask(["confirm", self._root, mark, token])
-
-    def watch(self, folders: Iterable[str], files: Iterable[str]) -> bool:
-        reply = self._ask(["watch", self._root, list(folders), list(files)])
+    def settle(self, mark: str, token: str, unchanged: bool, folders: Iterable[str], files: Iterable[str]) -> bool:
+        reply = self._ask(["settle", self._root, mark, token, unchanged, list(folders), list(files)])
         return bool(reply and reply[0])
 
     def _ask(self, request: list[Any]) -> list[Any] | None:
@@ -223,11 +224,8 @@ def answer(request: list[Any]) -> list[Any]:
     if verb == "reading":
         token, touched = feed.reading(*args)
         return [token, sorted(touched) if touched is not None else None]
-    if verb == "confirm":
-        feed.confirm(*args)
-        return [True]
-    if verb == "watch":
-        return [feed.watch(*args)]
+    if verb == "settle":
+        return [feed.settle(*args)]
     raise ValueError(f"unknown feed request {verb!r}")
 
 

@@ -29,7 +29,7 @@ import msgspec
 
 from ..store.pin import project_key, state_home
 from ..store.project import HOOKGATE_DIR
-from .tree import Index, plan_for
+from .tree import Index, plan_for, untrusted
 
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(Index)
@@ -121,11 +121,14 @@ class Store:
 
     def preload(self, root: str | None = None) -> None:
         """Read every latest reading now, and with the project's `root` the plan of reading it
-        again (tree.plan_for): the warm core does, so that its forks start with them decoded."""
+        again (tree.plan_for) and its untrusted signatures (tree.untrusted, what a reading through
+        a change feed looks at besides the touched paths): the warm core does, so that its forks
+        start with them."""
         for path in self.dir.glob("index-*.msgpack"):
             index = self._load(path)
             if index is not None and root is not None:
                 plan_for(index, root)
+                untrusted(index)
 
     # -- manifests ----------------------------------------------------------------------------
     def call_path(self, call: str) -> Path:

@@ -190,7 +190,7 @@ def read_touched(index: Index, root: str, now: int, protection: "Protection", sk
     dirs = dict(old)
     listed = False
     relisted: list[str] = []
-    racy_folders, racy_files = _untrusted(index)
+    racy_folders, racy_files = untrusted(index)
     look = {rel for rel in touched if rel in old} | racy_folders
     for rel in sorted(look, key=len):  # a folder before the ones below it
         prev = dirs.get(rel)
@@ -250,7 +250,7 @@ def read_touched(index: Index, root: str, now: int, protection: "Protection", sk
     return dirs, listed, changed, gone
 
 
-def _untrusted(index: Index) -> tuple[set[str], set[str]]:
+def untrusted(index: Index) -> tuple[set[str], set[str]]:
     """The folders and files whose signatures `index` holds untrusted (read within RACY_NS of a
     change), which every reading looks at again: found once per index (a core reads the same one
     again and again while nothing changes), not by a pass over all of it on every reading."""
