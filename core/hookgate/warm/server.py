@@ -113,7 +113,7 @@ class Core:
                 watched: list[Any] = [*waiting, *self.feeds.values()]
                 readable, _, _ = select.select(watched, [], [], TICK)
                 self.answer_feeds(readable)
-                self.reap(answered_r)
+                answered = self.reap(answered_r)
                 self.export()
                 now = time.monotonic()
                 if TAKEN in self.board[:MAX_FORKS]:
@@ -124,6 +124,8 @@ class Core:
                         break
                     refresh_config(self.project)
                     tidy_scratch(scratch)
+                elif answered:  # a call may have written a new effect reading: the next forks start with it
+                    refresh_config(self.project)
                 if now - self.last_call > self.idle:
                     break
         finally:
@@ -184,8 +186,9 @@ class Core:
         except FileNotFoundError:
             return False
 
-    def reap(self, answered: int) -> None:
-        """Count the answers (a byte each on the pipe) and free the slots of the forks that exited."""
+    def reap(self, answered: int) -> bool:
+        """Count the answers (a byte each on the pipe) and free the slots of the forks that exited;
+        whether any call was answered."""
         try:
             notes = os.read(answered, 4096)
         except BlockingIOError:
@@ -202,9 +205,9 @@ class Core:
             try:
                 pid, _ = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
-                return
+                return bool(notes)
             if pid == 0:
-                return
+                return bool(notes)
             slot = self.slots.pop(pid, None)
             channel = self.feeds.pop(pid, None)
             if channel is not None:
@@ -213,6 +216,7 @@ class Core:
                 if self.board[slot] == WAITING:  # it died before it took a call
                     self.failed += 1
                 self.board[slot] = FREE
+        return bool(notes)
 
     def answer_feeds(self, readable: list[Any]) -> None:
         """A fork's question about a change feed (effect/feed.CoreFeed), answered at once: the fork
