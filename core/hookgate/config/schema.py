@@ -176,8 +176,9 @@ class Effect(_Strict, frozen=True):
     # how long a write hookgate allowed, or a running call, excuses changes when its after-event
     # never comes (a runtime killed mid-call)
     ledger_seconds: float = 600.0
-    # a process that decides every call of a session (the OpenCode core) follows a change feed of
-    # the project (Linux inotify, effect/feed.py) and looks again only at what it saw touched
+    # a process that decides the calls of a session (the OpenCode core, a warm core for its forks)
+    # follows a change feed of the project (Linux inotify, effect/feed.py) and looks again only at
+    # what it saw touched
     feed: bool = True
 
 

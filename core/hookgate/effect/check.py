@@ -88,8 +88,9 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
 
 def _reading(index: Index, root: str, now: int, protection: Protection, skip: Skip, follow: bool
              ) -> tuple[Reading, str]:
-    """The tree against `index`, through this process's change feed where it keeps one (the
-    OpenCode core; effect/feed.py) and `follow` ([effect] feed) allows it, and the feed's token
+    """The tree against `index`, through a change feed where this process has one (the OpenCode
+    core's own, a warm core's for its forks; effect/feed.py) and `follow` ([effect] feed) allows
+    it, and the feed's token
     the new reading is as of ("": none). The token is taken before any lstat, so a change made
     while the tree is read is in the next reading's touched paths; what is read here for the
     first time is watched after."""

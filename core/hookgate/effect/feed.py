@@ -1,6 +1,6 @@
-"""A change feed of a project tree, for a process that lives across calls (the OpenCode core):
-its effect readings then look again only at what changed since the reading before, instead of
-one lstat per folder and per protected file of the whole project.
+"""A change feed of a project tree, for a process that lives across calls (the OpenCode core, a
+warm core for its forks): its effect readings then look again only at what changed since the
+reading before, instead of one lstat per folder and per protected file of the whole project.
 
 Linux inotify watches every folder a reading walked (entries created, deleted or moved; its own
 attributes) and the inode of every protected file (written, truncated, opened, closed after a
@@ -9,15 +9,17 @@ write through a hard link made outside the project is reported, and so is one ma
 another mount of the same filesystem. A writable mapping (`mmap`) needs an open of the file,
 which is reported, and the pages written through it move the times the next lstat compares.
 
-What no event reports is a write through a mapping that a process opened before the reading
-and keeps across calls: a process left running in the background, which the effect check does
-not reach anyway (what it writes after a call returns is kept as the new state). Within that,
+What no event reports is a write through a mapping that a process made before the reading and
+still holds at the next one (letting it go closes the file, an event): a process left running in
+the background, which the effect check does not reach anyway (what it writes after a call
+returns is kept as the new state). Within that,
 a reading through the feed is the full reading (tests/test_effect_feed.py holds the two equal
 after each of a corpus of real writes, each run by a real shell).
 
-A reading asks `since(token)`: which paths were touched after the reading that token names,
-where touched means an event came for it, or it is watched only since then (a change between
-its lstat and its watch would otherwise go unseen). The answer is None, and the tree is read
+A reading asks which paths were touched after the reading its index was made by (`since`, of
+the token that reading took before its first lstat), where touched means an event came for it,
+or it is watched only since then (a change between its lstat and its watch would otherwise go
+unseen). The answer is None, and the tree is read
 whole, for a token of another feed or older than the feed keeps, after the kernel's queue
 overflowed, a folder moved (the watches name folders by path), or a watch could not be added
 (the per-user limit): the feed is then started afresh.
