@@ -236,6 +236,23 @@ def test_a_mapping_kept_open_across_the_reading_is_the_known_limit(project) -> N
     assert "docs/PLAN.md" in reported(fed) and sig(fed[2]) == sig(full[2])
 
 
+def test_a_root_whose_watches_the_kernel_refuses_is_read_whole_and_not_watched_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past fs.inotify.max_user_watches every watch is refused: the reading is kept without a
+    token (read whole next time), and the root gets no new feed, which would only add watches
+    until refused again on every reading."""
+    monkeypatch.setattr(feeds, "_live", True)
+    monkeypatch.setattr(feeds, "_feeds", {})
+    monkeypatch.setattr(feeds, "_refused", set())
+    monkeypatch.setattr(feeds, "_errno", lambda: 28)  # ENOSPC
+    refusing = Feed(str(tmp_path), os.open(os.devnull, os.O_RDONLY), lambda path, mask: -1)
+    feeds._feeds[str(tmp_path)] = refusing
+    assert feeds.for_root(str(tmp_path)) is refusing
+    assert refusing.watch([""], []) is False and refusing.broken
+    assert feeds.for_root(str(tmp_path)) is None
+    assert feeds.for_root(str(tmp_path)) is None and str(tmp_path) in feeds._refused
+
+
 def test_without_enable_a_process_keeps_no_feed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(feeds, "_live", False)
     assert feeds.for_root(str(tmp_path)) is None

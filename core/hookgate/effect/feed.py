@@ -67,6 +67,7 @@ class Feed:
         self.seq = 0  # goes up with each drain that found events and each batch of new watches
         self.floor = 0  # a token below it is older than what `_history` keeps
         self.broken = False
+        self.refused = False  # the kernel refused a watch: a new feed of this root would be refused too
         self._history: deque[tuple[int, frozenset[str]]] = deque()
         self._kept = 0  # paths in _history
         self._paths: dict[int, set[str]] = {}  # wd -> the project-relative paths it watches ("" the root)
@@ -119,7 +120,7 @@ class Feed:
                 wd = self._add_watch(os.fsencode(path), mask)
                 if wd < 0:
                     if _errno() != _ENOENT:  # the watch limit, a folder we may not read: cannot vouch
-                        self.broken = True
+                        self.broken = self.refused = True
                         return False
                     added.add(rel)  # gone since it was read: the next reading looks again
                     continue
@@ -257,6 +258,7 @@ def _exactly(channel: "socket.socket", size: int) -> bytes:
 
 _ENOENT = 2
 _feeds: dict[str, Feed] = {}
+_refused: set[str] = set()  # roots the kernel refused a watch in (fs.inotify.max_user_watches)
 _live = False
 _core: "socket.socket | None" = None  # in a fork of a warm core: its socket to the core's feeds
 REPLY_SECONDS = 5.0  # a fork waits this long for its core's answer, then reads whole
@@ -285,7 +287,7 @@ def for_root(root: str) -> "Feed | CoreFeed | None":
     first reading is whole). None: read the tree whole."""
     if _core is not None:
         return CoreFeed(_core, root)
-    if not _live:
+    if not _live or root in _refused:
         return None
     feed = _feeds.get(root)
     if feed is not None and not feed.broken:
@@ -293,6 +295,9 @@ def for_root(root: str) -> "Feed | CoreFeed | None":
     if feed is not None:
         feed.close()
         del _feeds[root]
+        if feed.refused:  # each new feed would add watches until refused again: read whole from now on
+            _refused.add(root)
+            return None
     made = _start(root)
     if made is None:
         return None
