@@ -140,3 +140,63 @@ def test_warm_core_and_cold_path_give_the_same_result(tmp_path, warm, mode):
     assert state(root) == before
     if mode == "warm":
         assert warm.answered(root, 2) >= 2  # the core answered both hooks
+
+
+def test_a_call_that_reads_the_tree_during_anothers_forbidden_write_does_not_put_it_back(tmp_path, warm):
+    """Interleaved as two parallel tool calls of one agent can be: call b's PreToolUse reads the
+    tree while call a's forbidden write is in place, and b's PostToolUse comes after a's has put
+    it back. b must not take a's write as its starting state (it put the write back again)."""
+    root = setup(tmp_path / "game")
+    run = Runner(warm, root, warm.cold())
+    before = state(root)
+    write, wait = "echo evil >> src/player.gd", "true"
+    assert run.hook("PreToolUse", "Bash", {"command": write}, "toolu_a")[0] is False
+    subprocess.run(["bash", "-c", write], cwd=root, check=True)
+    assert run.hook("PreToolUse", "Bash", {"command": wait}, "toolu_b")[0] is False
+    blocked_a, answer_a = run.hook("PostToolUse", "Bash", {"command": write}, "toolu_a", tool_response="")
+    assert blocked_a and "src/player.gd" in answer_a["reason"]
+    subprocess.run(["bash", "-c", wait], cwd=root, check=True)
+    run.hook("PostToolUse", "Bash", {"command": wait}, "toolu_b", tool_response="")
+    assert state(root) == before
+
+
+def test_a_change_made_while_no_call_runs_is_still_the_state_kept(tmp_path, warm):
+    """The other side of the test above: a person's edit between calls (no checked call running)
+    is the starting state of the next call, not put back by it."""
+    root = setup(tmp_path / "game")
+    run = Runner(warm, root, warm.cold())
+    run.bash("true", "toolu_settle")
+    (root / "src/player.gd").write_text(GD + "# the person's edit\n")
+    blocked, answer = run.bash("true", "toolu_next")
+    assert not blocked, answer
+    assert (root / "src/player.gd").read_text() == GD + "# the person's edit\n"
+
+
+def test_many_sessions_writing_at_once_leave_every_protected_file_as_it_was(tmp_path, warm):
+    """Eight sessions, each a lead making forbidden writes and allowed ones in parallel, through
+    the warm core: every forbidden line is gone at the end (whichever call put it back), every
+    allowed one is there."""
+    root = setup(tmp_path / "game")
+    for n in range(8):
+        (root / f"src/p{n}.gd").write_text(f"# {n}\n")
+    env = {**warm.env(), "HOOKGATE_PROJECT_DIR": str(root)}
+    assert warm.warm("start", root).returncode == 0
+    before = state(root)
+
+    def session(n: int) -> None:
+        for k in range(5):
+            command = f"echo evil{k} >> src/p{n}.gd; echo ok{k} >> notes{n}.txt"
+            base = {"session_id": f"s{n}", "cwd": str(root), "tool_name": "Bash", "tool_input": {"command": command},
+                    "tool_use_id": f"toolu_{n}_{k}"}
+            warm.hook("claude", {**base, "hook_event_name": "PreToolUse"}, root, env)
+            subprocess.run(["bash", "-c", command], cwd=root, check=True)
+            warm.hook("claude", {**base, "hook_event_name": "PostToolUse", "tool_response": ""}, root, env)
+
+    threads = [threading.Thread(target=session, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    after = {rel: value for rel, value in state(root).items() if not rel.startswith("notes")}
+    assert after == before
+    assert all((root / f"notes{n}.txt").read_text().count("ok") == 5 for n in range(8))

@@ -70,6 +70,13 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     (dirs, listed, changed, gone), token = _reading(index, root, now, protection, skip_for(ctx), ctx.config.effect.feed)
     if not listed and not changed and not gone and index.t:
         store.link_call(protection.key, call)  # nothing moved since the last reading: it is this call's
+    elif ((changed or gone) and ledger.Ledger.load(store, ctx.config.effect.ledger_seconds).running(now, call)
+          and (index.t or store.load_index(protection.key) is not None)):
+        # another checked call is running: what changed may be its forbidden write, which its own
+        # after-event puts back. Taken as this call's starting state, this call's after-event
+        # would put it back again; it starts from the latest reading instead (on a first reading,
+        # the one the running call saved before it began)
+        store.link_call(protection.key, call)
     else:
         files = dict(index.files)
         for rel in gone:
