@@ -24,12 +24,11 @@ def main(args: list[str]) -> int:
     parser.add_argument("--no-reload", action="store_true", help="do not watch the policy files")
     ns = parser.parse_args(args[1:])
 
+    from hookgate.effect import feed
     from hookgate.hookcall import load_policy
     from hookgate.rpc.reload import PolicyHolder, WatchSet
     from hookgate.rpc.server import Server
     from hookgate.rpc.transport import StdioTransport
-
-    from hookgate.effect import feed
 
     transport = StdioTransport.claim()  # from here on, stdout is frames only
     feed.enable()  # this process reads the project on every call of a session: it follows a change feed

@@ -77,10 +77,6 @@ def follow_rewrite(event: "Event", tool_use_id: str, root: "os.PathLike[str] | s
     rename_call(event, tool_use_id, root)
 
 
-def _role(ctx: "Context") -> str | None:
-    return ctx.current_role()
-
-
 def _matches(pattern: str, tool: str) -> bool:
     return bool(_tool_test(pattern)(tool))
 
@@ -115,7 +111,7 @@ def covers(event: "Event", ctx: "Context") -> bool:
     tool on success and on failure (its capability table's [after])."""
     if not ctx.config.effect.enabled or not getattr(event, "tool_use_id", None):
         return False
-    if _role(ctx) is None:
+    if ctx.current_role() is None:
         return False
     from .after import after_hooks
 
@@ -128,7 +124,7 @@ def _snapshot(event: "Event", ctx: "Context") -> "Verdict | None":
         return None
     from .check import snapshot
 
-    snapshot(event, ctx, _role(ctx))  # type: ignore[arg-type]
+    snapshot(event, ctx, ctx.current_role())  # type: ignore[arg-type]
     return None
 
 
@@ -145,7 +141,7 @@ def _restore(event: "Event", ctx: "Context") -> "Verdict | None":
 
 
 def _begin(event: "Event", decision: "Decision", ctx: "Context") -> None:
-    if not wrapped(event, ctx) or _role(ctx) is None or not getattr(event, "tool_use_id", None):
+    if not wrapped(event, ctx) or ctx.current_role() is None or not getattr(event, "tool_use_id", None):
         return
     from .check import begin
 
@@ -154,7 +150,7 @@ def _begin(event: "Event", decision: "Decision", ctx: "Context") -> None:
 
 def _note_write(event: "Event", decision: "Decision", ctx: "Context") -> None:
     """A Write/Edit hookgate let through, while a role is active: no concurrent check reverts it."""
-    if decision.verdict.refuses or _role(ctx) is None or not ctx.config.effect.enabled:
+    if decision.verdict.refuses or ctx.current_role() is None or not ctx.config.effect.enabled:
         return
     tool_input = getattr(event, "tool_input", {}) or {}
     names = [tool_input.get(FILE_TOOLS[event.tool_name]), tool_input.get("moved_from")]  # type: ignore[attr-defined]
@@ -171,7 +167,7 @@ def _note_write(event: "Event", decision: "Decision", ctx: "Context") -> None:
 
 
 def _note_end(event: "Event", decision: "Decision", ctx: "Context") -> None:
-    if _role(ctx) is None or not getattr(event, "tool_use_id", None):
+    if ctx.current_role() is None or not getattr(event, "tool_use_id", None):
         return
     from .ledger import close
     from .store import store_for

@@ -205,9 +205,9 @@ class Core:
             try:
                 pid, _ = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
-                return bool(notes)
+                break
             if pid == 0:
-                return bool(notes)
+                break
             slot = self.slots.pop(pid, None)
             channel = self.feeds.pop(pid, None)
             if channel is not None:
