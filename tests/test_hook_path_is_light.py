@@ -33,7 +33,7 @@ print("\n" + json.dumps(sorted(set(sys.modules) - before)), file=sys.stderr)
 # registry and the private-directory check among them, both import-free) and a socket; not
 # even `os` (the registered path, below, starts without site, which would have loaded it)
 WARM_CLIENT = {"hookgate", "hookgate.cli", "hookgate.cli.hook", "hookgate.runtimes", "hookgate.warm",
-               "hookgate.warm.client", "hookgate.store", "hookgate.store.private", "_socket"}
+               "hookgate.warm.client", "hookgate.private", "_socket"}
 
 
 def probe(tmp_path, env, tool_name="Write", tool_input=None, decision="deny"):
@@ -309,6 +309,34 @@ def test_the_registered_cold_path_finds_its_packages(wheel_hookgate: Path, tmp_p
         assert "house rule: no scenes" in json.dumps(answer), answer
     finally:
         (site_packages / "house-rules.pth").unlink()
+
+
+def test_modules_beside_the_command_shadow_nothing(wheel_hookgate: Path, tmp_path: Path, warm: Warm) -> None:
+    """Python puts a script's folder first on sys.path; the command takes it off (core/bin/hookgate):
+    a `hookgate.py` or `msgspec.py` in the install's bin/ (a /usr/local/bin anyone's tool writes
+    to) is never imported, warm or cold, and the call is decided as without them."""
+    env = {**warm.env(), "PATH": "/usr/bin:/bin"}
+    payload = write_payload(tmp_path)
+    command = registered(wheel_hookgate, tmp_path, env)
+    planted = [wheel_hookgate.with_name(name) for name in ("hookgate.py", "msgspec.py", "hookgate_claude.py")]
+    for module in planted:
+        module.write_text("raise SystemExit('shadowed: ' + __file__)\n")
+    try:
+        for call_env in ({**env, "HOOKGATE_WARM": "off"}, env):  # in-process, then through a core
+            if call_env is env:
+                started = subprocess.run([str(wheel_hookgate), "warm", "--project", str(tmp_path), "start"],
+                                         env=env, capture_output=True, text=True, timeout=60)
+                assert started.returncode == 0, started.stderr
+            answer, _, done = run_registered(command, payload, tmp_path, call_env)
+            assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+            assert b"shadowed" not in done.stderr, done.stderr
+        assert answered_by(wheel_hookgate, tmp_path, env, 1), "the core answered the second call"
+        listed = subprocess.run([str(wheel_hookgate), "--version"], env=env, capture_output=True, text=True,
+                                timeout=60)
+        assert listed.returncode == 0 and listed.stdout.startswith("hookgate "), listed  # the plain command too
+    finally:
+        for module in planted:
+            module.unlink()
 
 
 @pytest.mark.real
