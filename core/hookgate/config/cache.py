@@ -25,7 +25,7 @@ import msgspec
 from .. import __version__
 from ..store import locked
 from ..store.locked import RACY_SECONDS as RACY_SECONDS  # (named here too: where the cache's rule is told)
-from ..store.private import fnv1a64, owned_private_dir
+from ..private import fnv1a64, owned_private_dir
 
 T = TypeVar("T")
 MAX_ENTRIES = 256  # per cache: past this, a write drops the least recently written half

@@ -125,8 +125,8 @@ def replace(path: Path, data: bytes) -> None:
 
 def read(path: Path) -> bytes:
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        with open(path, "rb", buffering=0) as f:  # unbuffered: no tty probe and position seeks
+            return f.readall()
     except FileNotFoundError:
         return b""
 

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Mapping
 
-from .private import fnv1a64
+from ..private import fnv1a64
 
 MAX_PINS = 1000
 MAX_AGE = 30 * 86400.0

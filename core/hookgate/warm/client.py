@@ -19,7 +19,7 @@ stays, so such a call can appear twice in the metrics.)
 import posix
 import sys
 
-from hookgate.store.private import fnv1a64, owned_private_dir
+from hookgate.private import fnv1a64, owned_private_dir
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing on the hook path
 if TYPE_CHECKING:
