@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -44,6 +45,7 @@ BENCH_VENV = ROOT / "benchmarks" / ".venv"
 # hookgate caches nothing built from files younger than this (config/cache.py); a fresh install
 # must age past it, as every real install has
 RACY_SECONDS = 2.0
+SETTLE_SECONDS = 0.03  # before each timed command: the last one's core has made its next fork
 TARGETS = {
     "warm hook / bare python": 1.0,
     "cold hook / msgspec-import floor": 1.3,
@@ -82,11 +84,18 @@ Command = tuple[list[list[str]], bytes, dict[str, str]]  # processes run one aft
 
 def time_commands(commands: dict[str, Command], rounds: int, cwd: Path | dict[str, Path]) -> dict[str, list[float]]:
     """Run every command once per round, interleaved, and keep each one's wall times (a command of
-    several processes: all of them, one after the other, as a runtime runs two hooks of one event)."""
+    several processes: all of them, one after the other, as a runtime runs two hooks of one event).
+
+    Each round takes the commands in a new order, each after a pause: a warm core replaces the
+    fork that answered right after the answer, and with a fixed order the command after a warm
+    call (the baseline, at the start of the next round) always paid for that."""
     times: dict[str, list[float]] = {name: [] for name in commands}
+    order = random.Random(16)  # the same orders on every run
     for _ in range(rounds):
-        for name, (argvs, stdin, env) in commands.items():
+        for name in order.sample(list(commands), len(commands)):
+            argvs, stdin, env = commands[name]
             where = cwd.get(name, cwd["*"]) if isinstance(cwd, dict) else cwd
+            time.sleep(SETTLE_SECONDS)
             start = time.perf_counter()
             for argv in argvs:
                 done = subprocess.run(argv, input=stdin, cwd=where, env=env, capture_output=True)
