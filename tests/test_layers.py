@@ -25,8 +25,8 @@ PACKAGES = {"hookgate": ROOT / "core" / "hookgate",
 # own __init__.py: the version and the lazily imported public API), or a runtime plug. A unit
 # may import units of its own layer or below.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "runtimes", "errors"),        # import-free: the hook path's first modules
-    ("store",),                                # the .hookgate/ files, locked appends, private dirs
+    ("__init__", "runtimes", "errors", "private"),  # import-free: the hook path's first modules
+    ("store",),                                # the .hookgate/ files, locked appends
     ("model", "paths", "formats", "lifecycle", "recording"),  # canonical events and verdicts; what hookgate reads; what a session log keeps of them
     ("config",),                               # the checked config
     ("engine",),                               # gates, the call loop, deadlines
