@@ -1,8 +1,9 @@
 """Judging one project-relative path against a rule set of the config.
 
 Every write is judged against every pattern of the self-protection rules and of a role's rules,
-so a rule list is compiled once into one regular expression per rule (its patterns on the whole
-path, and those without `/` on the last component), keyed on what the compiled form depends on:
+so a rule list is compiled once into one test per rule (its patterns on the whole path, and
+those without `/` on the last component; string operations where fnmatch's `*` is the only
+wildcard, globs.py, a regular expression for the rest), keyed on what the compiled form depends on:
 the rule list and path classes themselves (the config cache hands out the same objects until a
 file they come from changes), the project root, and the environment variables its anchored
 patterns name (`~/...` moves with HOME). Anything else gives a new compilation, never an old answer.
@@ -17,6 +18,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from ..config.schema import PathRule, Pipeline, RuleSet
 from ..paths import anchor_names, root_relative_pattern
+from . import globs
 
 Test = Callable[[str, str], bool]  # (the relative path, its last component) -> does the rule match
 MAX_COMPILED = 256  # rule lists x roots x environments kept; past it the cache starts over
@@ -87,7 +89,7 @@ def _test(rule: PathRule, classes: Mapping[str, list[str]], root: str | None) ->
     for pattern in expand(rule.allow or rule.deny or [], classes):
         plan = root_relative_pattern(pattern, root)
         if plan is not None:
-            (on_name if plan[0] else on_path).append(translate(plan[1]))
+            (on_name if plan[0] else on_path).append(plan[1])
     path_match, name_match = _any_of(on_path), _any_of(on_name)
 
     def test(rel: str, name: str) -> bool:
@@ -96,12 +98,22 @@ def _test(rule: PathRule, classes: Mapping[str, list[str]], root: str | None) ->
     return test
 
 
-def _any_of(regexes: list[str]) -> Callable[[str], object] | None:
+def _any_of(patterns: list[str]) -> Callable[[str], object] | None:
+    """One matcher for fnmatch patterns: those whose only wildcard is `*` by string operations
+    (globs.py: no regular expression to compile), the others by fnmatch's translation."""
+    plain = [pattern for pattern in patterns if globs.plain(pattern)]
+    tests: list[Callable[[str], object]] = [globs.any_of(plain)] if plain else []
+    if len(plain) < len(patterns):
+        tests.append(_translated([translate(pattern) for pattern in patterns if not globs.plain(pattern)]))
+    if len(tests) < 2:
+        return tests[0] if tests else None
+    return lambda text: any(test(text) for test in tests)
+
+
+def _translated(regexes: list[str]) -> Callable[[str], object]:
     """One matcher for fnmatch.translate's expressions: their alternation (each is anchored at
     both ends, so any one matching the whole text is the answer), or each in turn if a Python's
     translate ever names groups, which an alternation of two of them could not hold."""
-    if not regexes:
-        return None
     try:
         return re.compile("|".join(regexes)).match
     except re.error:
