@@ -4,10 +4,10 @@ A rule list used to be one regular expression; Python parses one slowly enough t
 the self-protection rules cost a cold hook call more than the rest of its decision. The preset's
 patterns are literal paths, `prefix*`, `*suffix`, `*part*` or `a*b*c`, which string operations
 decide alike: a literal is a set lookup, prefixes and suffixes are one startswith/endswith, a
-`*part*` is `in`, and `a*b*c` is the head, the tail and each middle part found in turn (the first place a part fits is always
-right, as fnmatch's own regular expression takes it). Patterns with `?` or `[...]` still go
-through fnmatch's translation (pipeline/rules.py). tests/test_globs.py holds these tests equal
-to fnmatch.fnmatchcase on generated patterns and texts.
+`*part*` is `in`, and `a*b*c` is the head, the tail and each middle part found in turn (the
+first place a part fits is always right, as fnmatch's own regular expression takes it).
+Patterns with `?` or `[...]` still go through fnmatch's translation (pipeline/rules.py).
+tests/test_globs.py holds these tests equal to fnmatch.fnmatchcase on generated patterns and texts.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ def any_of(patterns: list[str]) -> Test:
     # each kind one C-level call where it can be (a method, a methodcaller): a Python frame per
     # rule would cost more than the regular expression did in a long-running core
     tests: list[Test] = [exact.__contains__] if exact else []
-    tests += [methodcaller(name, tuple(parts)) for name, parts in (("startswith", prefixes), ("endswith", suffixes)) if parts]
+    tests += [methodcaller(name, tuple(parts))
+              for name, parts in (("startswith", prefixes), ("endswith", suffixes)) if parts]
     tests += [methodcaller("__contains__", part) for part in inside] + others
     if len(tests) == 1:
         return tests[0]
