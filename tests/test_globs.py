@@ -3,21 +3,18 @@
 Ground truth is fnmatch.fnmatchcase itself, on generated patterns and texts over an alphabet small
 enough that the wildcard's hard cases (a part that fits in several places, parts that overlap,
 the head and the tail sharing letters, empty parts from `**`) come up all the time; and on every
-pattern of the shipped presets against paths near each of them."""
+pattern the shipped preset's rules use against paths near each of them."""
 
 from __future__ import annotations
 
-import tomllib
 from fnmatch import fnmatchcase
-from pathlib import Path
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from hookgate.config.load import open_project
 from hookgate.pipeline import globs
-from hookgate.pipeline.rules import _any_of
-
-PRESETS = Path(__file__).resolve().parents[1] / "core" / "hookgate" / "presets"
+from hookgate.pipeline.rules import _any_of, expand
 
 texts = st.text(alphabet="ab/.*", max_size=12)
 star_patterns = st.text(alphabet="ab/.*", max_size=8)
@@ -50,15 +47,19 @@ def test_a_rule_with_any_wildcards_matches_as_fnmatch(patterns, text):
     assert (bool(match(text)) if match else False) == expected
 
 
-def test_the_presets_patterns_match_as_fnmatch():
-    """Every pattern the shipped presets hold (lower-cased, as rules compare them), against paths
-    made from each pattern: itself, its wildcards filled in several ways, and near misses."""
-    patterns = sorted({pattern.lower() for preset in PRESETS.glob("*.toml")
-                       for pattern in _strings(tomllib.loads(preset.read_text()))
-                       if "/" in pattern or "*" in pattern or "." in pattern})
-    assert len(patterns) > 40, patterns  # the presets' path classes were read
+def test_the_presets_patterns_match_as_fnmatch(tmp_path):
+    """Every pattern the shipped preset's rules use (their path classes expanded, lower-cased as
+    rules compare them), against paths made from each pattern: itself, its wildcards filled in
+    several ways, and near misses."""
+    pipeline = open_project(tmp_path)[1].pipeline
+    rules = [*pipeline.protect.rules, *pipeline.subagents.always,
+             *(rule for rule_set in [*pipeline.roles.values(), *pipeline.subagents.types.values()]
+               for rule in rule_set.rules)]
+    patterns = sorted({pattern.lower() for rule in rules for pattern in expand(rule.allow or rule.deny or [],
+                                                                                 pipeline.paths)})
+    assert len(patterns) > 40, patterns  # the preset's rules were read
     plain = [pattern for pattern in patterns if globs.plain(pattern)]
-    assert len(plain) > 0.9 * len(patterns)  # what the change is for: nearly every preset pattern
+    assert plain == patterns  # what the change is for: every preset pattern skips the regex parser
     texts = {fill for pattern in patterns for fill in _near(pattern)}
     judged = 0
     for pattern in plain:
@@ -70,17 +71,6 @@ def test_the_presets_patterns_match_as_fnmatch():
     for text in texts:
         assert together(text) == any(fnmatchcase(text, pattern) for pattern in plain), text
     assert judged > 10_000
-
-
-def _strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
 
 
 def _near(pattern: str) -> list[str]:
