@@ -158,11 +158,11 @@ def test_the_effect_store_follows_the_environment_of_each_call(root: Path, tmp_p
 def test_a_rule_whose_patterns_cannot_share_one_expression_is_matched_pattern_by_pattern() -> None:
     """fnmatch.translate named its groups before Python 3.11; two such expressions cannot be one
     alternation, and the rule is then matched by each in turn, with the same answers."""
-    from hookgate.pipeline.rules import _any_of, _translated
+    from hookgate.pipeline.rules import matcher, _translated
 
     match = _translated([r"(?P<g0>a.*)\Z", r"(?P<g0>b.*)\Z"])
     assert match("apple") and match("banana") and not match("cherry")
-    assert _any_of([]) is None
+    assert matcher([]) is None
 
 
 # -- one policy reused across decisions (the in-process engine, the OpenCode core): the Project

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from hookgate.config.load import open_project
 from hookgate.pipeline import globs
-from hookgate.pipeline.rules import _any_of, expand
+from hookgate.pipeline.rules import matcher, expand
 
 texts = st.text(alphabet="ab/.*", max_size=12)
 star_patterns = st.text(alphabet="ab/.*", max_size=8)
@@ -42,7 +42,7 @@ def test_a_list_matches_when_one_of_its_patterns_does(patterns, text):
 def test_a_rule_with_any_wildcards_matches_as_fnmatch(patterns, text):
     """What rules.py builds for a rule: string tests for the plain patterns, fnmatch's regular
     expression for those with `?` or `[...]` (a `[` left open is a literal, as in fnmatch)."""
-    match = _any_of(patterns)
+    match = matcher(patterns)
     expected = any(fnmatchcase(text, pattern) for pattern in patterns)
     assert (bool(match(text)) if match else False) == expected
 

@@ -2,7 +2,7 @@
 
 `pipeline.permissions.write_denial` judges one path for one event; the effect check asks the same
 question of every file in the project, thousands of times per call. Here the rule sets that
-write_denial would use for one (role, agent) are compiled once into regular expressions and the
+write_denial would use for one (role, agent) are compiled once (pipeline/rules.py's matchers) and the
 answers kept per path, so the scan pays a dict lookup for a path it has judged before. The answer
 is the same as write_denial's for a path that exists in the project as named (a test compares
 them); the two readings write_denial takes (named and resolved) are one here, since the scan walks
@@ -12,16 +12,14 @@ real folders without following symlinks.
 from __future__ import annotations
 
 import hashlib
-import re
-from fnmatch import translate
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import msgspec
 
 from ..config.schema import Config, PathRule, RuleSet
 from ..paths import _marker_parts, _strip_worktree, anchor
 from ..pipeline.permissions import rule_sets_for
-from ..pipeline.rules import expand
+from ..pipeline.rules import expand, matcher
 
 if TYPE_CHECKING:
     from ..engine.context import Context
@@ -44,14 +42,10 @@ def agent_of(event: "Event", ctx: "Context", role: str) -> Agent:
 
 
 class _Rule(NamedTuple):
-    name: re.Pattern[str] | None  # patterns without "/": the file name
-    path: re.Pattern[str] | None  # patterns with "/": the whole relative path
+    name: Callable[[str], object] | None  # patterns without "/": the file name
+    path: Callable[[str], object] | None  # patterns with "/": the whole relative path
     deny: bool
     reason: str
-
-
-def _union(patterns: list[str]) -> re.Pattern[str] | None:
-    return re.compile("|".join(f"(?:{translate(p)})" for p in patterns)) if patterns else None
 
 
 def _compile(rule: PathRule, classes: dict[str, list[str]]) -> _Rule:
@@ -64,7 +58,7 @@ def _compile(rule: PathRule, classes: dict[str, list[str]]) -> _Rule:
             paths.append(pattern)
         else:
             names.append(pattern)
-    return _Rule(_union(names), _union(paths), rule.deny is not None, rule.reason)
+    return _Rule(matcher(names), matcher(paths), rule.deny is not None, rule.reason)
 
 
 class Protection:
@@ -90,7 +84,7 @@ class Protection:
         for rules, otherwise in self._sets:
             answer = otherwise
             for rule in rules:
-                if (rule.name is not None and rule.name.match(name)) or (rule.path is not None and rule.path.match(low)):
+                if (rule.name is not None and rule.name(name)) or (rule.path is not None and rule.path(low)):
                     answer = rule.reason if rule.deny else None
                     break
             if answer:

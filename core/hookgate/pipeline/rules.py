@@ -90,7 +90,7 @@ def _test(rule: PathRule, classes: Mapping[str, list[str]], root: str | None) ->
         plan = root_relative_pattern(pattern, root)
         if plan is not None:
             (on_name if plan[0] else on_path).append(plan[1])
-    path_match, name_match = _any_of(on_path), _any_of(on_name)
+    path_match, name_match = matcher(on_path), matcher(on_name)
 
     def test(rel: str, name: str) -> bool:
         return bool((path_match and path_match(rel)) or (name_match and name_match(name)))
@@ -98,7 +98,7 @@ def _test(rule: PathRule, classes: Mapping[str, list[str]], root: str | None) ->
     return test
 
 
-def _any_of(patterns: list[str]) -> Callable[[str], object] | None:
+def matcher(patterns: list[str]) -> Callable[[str], object] | None:
     """One matcher for fnmatch patterns: those whose only wildcard is `*` by string operations
     (globs.py: no regular expression to compile), the others by fnmatch's translation."""
     plain = [pattern for pattern in patterns if globs.plain(pattern)]
