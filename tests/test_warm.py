@@ -5,6 +5,7 @@ Every call here is a real `hookgate hook` process; a core is a real `hookgate wa
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -385,6 +386,24 @@ def test_stop_and_status(warm: Warm, tmp_path: Path) -> None:
     assert again.returncode == 0 and f"pid {pid}," in again.stdout  # a second start finds the first core
     assert warm.warm("stop", root).stdout.strip().endswith("stopped")
     assert warm.warm("status", root).returncode == 3 and warm.sockets() == []
+
+
+def test_stopped_means_the_core_is_gone(warm: Warm, tmp_path: Path) -> None:
+    """`warm stop` returns once the core has let go of its lock, not only of its socket (which it
+    removes first): a core started right after it must not find the lock taken and leave."""
+    root = build_project(tmp_path)
+    for _ in range(3):  # the core's teardown after removing its socket is short: try it a few times
+        started = warm.warm("start", root)
+        assert started.returncode == 0, started.stdout
+        pid = int(started.stdout.split("pid ")[1].split(",")[0])
+        assert warm.warm("stop", root).stdout.strip().endswith("stopped")
+        assert not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/status").read_text().find("zombie") > 0
+        [lock] = (warm.runtime_dir / "hookgate").glob("*.lock")
+        fd = os.open(lock, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: a new core would take it
+        finally:
+            os.close(fd)
 
 
 def test_concurrent_callers_each_get_their_own_answer(warm: Warm, tmp_path: Path) -> None:
