@@ -3,7 +3,6 @@ project's warm core, in a runtime directory of the test's own (so its cores are 
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -17,6 +16,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from hookgate.warm import client
 from support import HOOKGATE
 
 Reply = tuple[bytes, bytes, int]  # stdout, stderr, exit code
@@ -65,13 +65,8 @@ class Warm:
     def stop_all(self) -> None:
         """SIGTERM every core still holding its lock (a lock nobody holds names no live core)."""
         for lock in (self.runtime_dir / "hookgate").glob("*.lock"):
-            fd = os.open(lock, os.O_RDONLY)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
+            if client.lock_held(str(lock)):
                 os.kill(int(lock.read_text().split()[0]), signal.SIGTERM)
-            finally:
-                os.close(fd)
 
 
 @pytest.fixture

@@ -82,24 +82,8 @@ def _stop(root: str, path: str) -> int:
     # gone means its lock released, not only its socket removed: the core removes the socket
     # first and holds the lock until it exits, and a core started meanwhile would find it taken
     deadline = time.monotonic() + 10
-    while (os.path.exists(path) or _held(client.lock_path(path))) and time.monotonic() < deadline:
+    while (os.path.exists(path) or client.lock_held(client.lock_path(path))) and time.monotonic() < deadline:
         time.sleep(0.02)
     print(f"warm core for {root}: stopped")
     return 0
 
-
-def _held(lock: str) -> bool:
-    """Whether a core holds this lock file (warm/server.py: take_lock)."""
-    import fcntl
-
-    try:
-        fd = os.open(lock, os.O_RDONLY)
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        return False
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)  # and with it the shared lock, if taken

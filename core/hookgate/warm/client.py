@@ -216,6 +216,23 @@ def lock_path(socket: str) -> str:
     return socket[:-len(".sock")] + ".lock"
 
 
+def lock_held(lock: str) -> bool:
+    """Whether a live core holds this lock file (a lock nobody holds names no live core)."""
+    import fcntl
+
+    try:
+        fd = posix.open(lock, posix.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        posix.close(fd)  # and with it the shared lock, if taken
+
+
 def ensure_runtime_dir() -> bool:
     import os
 
