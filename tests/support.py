@@ -58,3 +58,14 @@ def run_hook(runtime: str, payload: Any, cwd: Path, *extra: str, env: dict[str, 
     full_env.pop("CLAUDE_PROJECT_DIR", None)
     return subprocess.run([HOOKGATE, "hook", runtime, *extra], input=data, cwd=cwd, capture_output=True,
                           env=full_env, timeout=60)
+
+
+def hold_lock(path: Path, seconds: float) -> subprocess.Popen[bytes]:
+    """Another process holding an exclusive flock on `path` for `seconds`, as a hook process
+    does with a session's state; returned once it holds it."""
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time\n"
+                               "f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX)\n"
+                               "print(flush=True); time.sleep(float(sys.argv[2]))", str(path), str(seconds)],
+                              stdout=subprocess.PIPE)
+    assert holder.stdout is not None and holder.stdout.readline() == b"\n"
+    return holder

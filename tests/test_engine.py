@@ -236,3 +236,52 @@ def test_duplicate_gate_ids_are_refused():
 def test_context_verdict_is_kept(ctx):
     decision = Engine([gate("hint", lambda e, c: Context(context="remember the tests"))]).evaluate(pre(), ctx)
     assert decision.verdict == Context(context="remember the tests")
+
+
+def _waits_for(lock, then=lambda: None):
+    def check(event, ctx):
+        from hookgate.store import locked
+
+        with locked.exclusive(lock):
+            then()
+
+    return check
+
+
+def test_a_wait_for_another_process_lock_is_not_the_gates_time(ctx, tmp_path):
+    """A gate whose deadline passes while another process holds the lock it needs still does its
+    work (a logging gate's record was lost so under contention); its own work stays bounded."""
+    from support import hold_lock
+
+    lock = tmp_path / "state.lock"
+    holder = hold_lock(lock, 0.8)
+    started = time.monotonic()
+    decision = Engine([gate("patient", _waits_for(lock), timeout=0.3, may_block=True, fail_mode="closed")]).evaluate(pre(), ctx)
+    assert time.monotonic() - started >= 0.5  # it did wait
+    assert (decision.verdict.kind, ctx.records) == ("allow", [])
+    holder.wait()
+
+    holder = hold_lock(lock, 0.8)
+    started = time.monotonic()
+    slow = gate("slow-after-the-wait", _waits_for(lock, lambda: time.sleep(5)), timeout=0.3, may_block=True, fail_mode="closed")
+    decision = Engine([slow]).evaluate(pre(), ctx)
+    assert decision.verdict.kind == "block" and "timed out after 0.3s" in ctx.records[0]["error"]
+    assert time.monotonic() - started < 3
+    holder.wait()
+
+
+def test_a_wait_for_a_lock_that_is_never_let_go_ends(ctx, tmp_path, monkeypatch):
+    from hookgate import waits
+    from support import hold_lock
+
+    monkeypatch.setattr(waits, "MAX_WAIT", 0.6)
+    holder = hold_lock(tmp_path / "state.lock", 30)
+    try:
+        started = time.monotonic()
+        stuck = gate("stuck", _waits_for(tmp_path / "state.lock"), timeout=0.2, may_block=True, fail_mode="closed")
+        decision = Engine([stuck]).evaluate(pre(), ctx)
+        assert time.monotonic() - started < 3
+        assert decision.verdict.kind == "block" and "waited for a lock after 0.6" in ctx.records[0]["error"]
+    finally:
+        holder.kill()
+        holder.wait()

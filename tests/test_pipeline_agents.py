@@ -1,6 +1,8 @@
 """log_subagent (SubagentStart): role detection in seed 000's order, the session's agent registry,
 and the lookup of an agent's type by agent_id for payloads that lack it."""
 
+import time
+
 import pytest
 
 from hookgate.config.load import load_config
@@ -130,3 +132,20 @@ def test_a_description_cannot_grant_write_rights(pipe):
     pipe.role("build").ready_to_dispatch()
     pipe.run_subagent("a1", "decomposer: rewrite the plan")
     assert pipe.tool("Write", ("a1", None), file_path="PLAN.md", content="x").blocked
+
+
+def test_a_start_that_waits_for_the_sessions_state_is_still_counted_and_recorded(pipe):
+    """Under contention (many hook processes on one session) the state's lock can be held past
+    log_subagent's deadline: the wait is not the gate's time, so the start is not lost."""
+    from support import hold_lock
+
+    pipe.write(".hookgate/config.toml", "[gates.log_subagent]\ntimeout = 0.3\n")
+    pipe.dispatch("worker: build the player")
+    holder = hold_lock(pipe.session_dir / ".state.json.lock", 1.0)
+    started = time.monotonic()
+    pipe.start("a1")
+    assert time.monotonic() - started >= 0.6  # it waited for the holder, past the gate's 0.3 s
+    holder.wait()
+    assert [(m["agent_id"], m["role"]) for m in pipe.metrics("subagent_start")] == [("a1", "worker")]
+    assert pipe.metrics("gate_error") == []
+    assert pipe.state()["pipeline"]["roles"] == {"worker": 1}

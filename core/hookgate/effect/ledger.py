@@ -20,7 +20,6 @@ shell gate refuses them), so one it slipped past the syntax gate is put back.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import time
 from typing import Callable, Iterable
@@ -147,7 +146,7 @@ def prune(store: Store, window: float) -> None:
     # line appended meanwhile lands in a replaced inode
     fd = os.open(store.ledger_path, os.O_RDWR)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        locked.take(fd)
         with os.fdopen(os.dup(fd), "rb") as f:
             lines = f.read().splitlines()
         kept = []

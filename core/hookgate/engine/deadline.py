@@ -8,14 +8,17 @@ fires at or before the running gate's deadline, and every gate stays bounded by 
 as with a timer per gate, for two timer calls and two handler swaps per event instead of per
 gate. A gate that starts with a deadline earlier than the timer's re-arms it.
 
+Deadlines are measured on hookgate.waits' clock, which stands still while the gate waits for a
+file lock another process holds: a deadline bounds a gate's own work (the waits module says why),
+and the alarm ends a wait longer than waits.MAX_WAIT.
+
 Elsewhere (not the main thread, the only one signals reach) each gate runs on a helper thread that
-is abandoned, not killed, when it overruns.
+is abandoned, not killed, when it overruns; there its lock waits count.
 """
 
 from __future__ import annotations
 
 import _thread
-import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
@@ -26,6 +29,8 @@ else:
     # signal() wraps every handler in an enum lookup that costs more than the gate
     import _signal
 
+from .. import waits
+
 T = TypeVar("T")
 _HAS_ALARM = hasattr(_signal, "setitimer")
 # a timer that fires this close before the running gate's deadline counts as at it: the
@@ -34,8 +39,8 @@ _SLACK = 0.001
 
 
 class GateTimeout(Exception):
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"timed out after {seconds:g}s")
+    def __init__(self, seconds: float, what: str = "timed out") -> None:
+        super().__init__(f"{what} after {seconds:g}s")
         self.seconds = seconds
 
 
@@ -43,7 +48,7 @@ class _Alarm:
     """The one timer of an event on the main thread, and the gate it guards now."""
 
     def __init__(self) -> None:
-        self.deadline: float | None = None  # the running gate's, on the monotonic clock
+        self.deadline: float | None = None  # the running gate's, on waits.clock()
         self.seconds = 0.0  # its timeout, for the message
         self.armed: float | None = None  # when the timer fires; None: not armed
 
@@ -52,11 +57,15 @@ class _Alarm:
         deadline = self.deadline
         if deadline is None:  # between gates, or a late alarm after the last one returned
             return
-        left = deadline - time.monotonic()
+        waited = waits.waiting()
+        if waited >= waits.MAX_WAIT - _SLACK:
+            self.deadline = None
+            raise GateTimeout(waited, "waited for a lock")
+        left = deadline - waits.clock()
         if left <= _SLACK:
             self.deadline = None  # interrupted once, as a timer per gate did
             raise GateTimeout(self.seconds)
-        self.arm(deadline, left)
+        self.arm(deadline, min(left, waits.MAX_WAIT - waited) if waited else left)
 
     def arm(self, at: float, seconds: float) -> None:
         self.armed = at
@@ -64,7 +73,7 @@ class _Alarm:
 
     def run(self, fn: Callable[..., T], seconds: float, args: tuple[Any, ...]) -> T:
         outer = (self.deadline, self.seconds)  # a gate may run another under its own deadline
-        now = time.monotonic()
+        now = waits.clock()
         deadline = now + seconds
         if outer[0] is not None and outer[0] < deadline:
             self.deadline = outer[0]  # the inner call cannot outlive the outer one
@@ -78,7 +87,7 @@ class _Alarm:
         finally:
             self.deadline, self.seconds = outer
             if outer[0] is not None and (self.armed is None or self.armed > outer[0]):
-                self.arm(outer[0], outer[0] - time.monotonic())  # the inner one's timer fired or was later
+                self.arm(outer[0], outer[0] - waits.clock())  # the inner one's timer fired or was later
 
 
 # the main thread's event scope, with that thread's id: signals only ever reach the main thread,

@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Generic, Iterator, TypeVar
 
+from .. import waits
+
 # File times are coarse (a few milliseconds): two writes within one tick can leave a file with
 # the same identity. Nothing read from a file younger than this is remembered by its identity
 # (config/cache.py, the active role in project.py).
@@ -56,10 +58,20 @@ class Remembered(Generic[T]):
 def exclusive(lock_path: Path) -> Iterator[None]:
     fd = _open(lock_path, os.O_RDWR | os.O_CREAT)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        take(fd)
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+def take(fd: int) -> None:
+    """Lock an open file exclusively; a wait for another process's lock is not the gate's time
+    (hookgate.waits)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        with waits.not_counted():
+            fcntl.flock(fd, fcntl.LOCK_EX)
 
 
 def append(path: Path, data: bytes) -> None:
@@ -68,7 +80,7 @@ def append(path: Path, data: bytes) -> None:
         return
     fd = _appender(str(path))
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        take(fd)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
