@@ -283,11 +283,16 @@ def answered_by(hookgate: Path, project: Path, env: dict[str, str], count: int) 
 
 
 def test_the_registered_cold_path_finds_its_packages(wheel_hookgate: Path, tmp_path: Path, warm: Warm) -> None:
-    """No warm core: the call is decided in-process, which needs msgspec from the install's
-    site-packages and what site adds (a .pth file's path here), as a plain start has them."""
+    """No warm core: the call is decided in-process. Its gates need msgspec, which the install's
+    own site-packages holds, and no more of site; a project policy gets what site adds (a .pth
+    file's path here), as a plain start has it, and so does a msgspec found only through site."""
     env = {**warm.cold(), "PATH": "/usr/bin:/bin"}
     payload = write_payload(tmp_path)
     command = registered(wheel_hookgate, tmp_path, env)
+    answer, modules, _ = run_registered(command, payload, tmp_path, env, importtime=True)
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert {"msgspec", "hookgate.stdin"} <= modules and "site" not in modules
+
     site_packages = next(wheel_hookgate.parent.parent.glob("lib/python*/site-packages"))
     extra = tmp_path / "extra"
     (extra / "house_rules").mkdir(parents=True)
@@ -309,6 +314,58 @@ def test_the_registered_cold_path_finds_its_packages(wheel_hookgate: Path, tmp_p
         assert "house rule: no scenes" in json.dumps(answer), answer
     finally:
         (site_packages / "house-rules.pth").unlink()
+    (tmp_path / ".hookgate" / "policies" / "house.py").unlink()
+
+    # msgspec where only site finds it (another folder a .pth names), as a distribution may lay it out
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    (site_packages / "msgspec").rename(moved / "msgspec")
+    (site_packages / "elsewhere.pth").write_text(f"{moved}\n")
+    try:
+        answer, modules, _ = run_registered(command, payload, tmp_path, env, importtime=True)
+        assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+        assert {"site", "msgspec", "hookgate.stdin"} <= modules
+    finally:
+        (site_packages / "elsewhere.pth").unlink()
+        (moved / "msgspec").rename(site_packages / "msgspec")
+
+
+def test_a_cold_answer_leaves_without_teardown_and_loses_nothing(wheel_hookgate: Path, tmp_path: Path,
+                                                              warm: Warm) -> None:
+    """A call decided in-process leaves as soon as its answer is out (core/bin/hookgate): what
+    hookgate recorded is all there. Where a project policy ran, the process finishes as usual:
+    the policy's unclosed, buffered file is still flushed."""
+    env = {**warm.cold(), "PATH": "/usr/bin:/bin"}
+    payload = write_payload(tmp_path)
+    command = registered(wheel_hookgate, tmp_path, env)
+    answer, _, _ = run_registered(command, payload, tmp_path, env)
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    session = tmp_path / ".hookgate" / "sessions" / "s"
+    assert [json.loads(line)["event"] for line in (session / "metrics.jsonl").read_text().splitlines()] == ["file_write", "hook_block"]
+    assert len((session / "decisions.jsonl").read_text().splitlines()) == 1
+
+    trail = tmp_path / "policy-trail.txt"
+    (tmp_path / ".hookgate" / "policies").mkdir()
+    (tmp_path / ".hookgate" / "policies" / "trail.py").write_text(
+        "from hookgate import register_hook\n\n"
+        f"TRAIL = open({str(trail)!r}, 'a')  # buffered, never closed: the interpreter's teardown flushes it\n\n"
+        "def note(event):\n    TRAIL.write('saw ' + event.tool_name + '\\n')\n\n"
+        "register_hook('trail', 'pre_tool_use', {'tool': 'Write'}, None, note)\n")
+    answer, _, _ = run_registered(command, payload, tmp_path, env)
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert trail.read_text() == "saw Write\n"
+
+
+def test_a_call_leaves_at_once_only_while_nothing_is_left_to_run() -> None:
+    """What else may still have to run before the process ends: an exit handler, another thread."""
+    script = ("import atexit, threading\nfrom hookgate.cli import hook\n"
+              "seen = [hook._nothing_left()]\n"
+              "done = threading.Event()\nthread = threading.Thread(target=done.wait)\nthread.start()\n"
+              "seen.append(hook._nothing_left())\ndone.set()\nthread.join()\nseen.append(hook._nothing_left())\n"
+              "atexit.register(print, 'at exit')\nseen.append(hook._nothing_left())\n"
+              "print(seen)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split("\n")[:2] == ["[True, False, True, False]", "at exit"], done.stderr
 
 
 def test_modules_beside_the_command_shadow_nothing(wheel_hookgate: Path, tmp_path: Path, warm: Warm) -> None:
