@@ -18,29 +18,36 @@ from typing import Iterator
 
 MAX_WAIT = 30.0  # seconds; the runtimes give a hook call 120 (hookgate/lifecycle.toml)
 
-_here = _thread._local()  # since: when the running wait began (None: none); waited: the waits' sum
+class _Waits(_thread._local):
+    since: float | None = None  # when this thread's running wait began; None: it is not waiting
+    waited = 0.0  # the sum of its waits that ended
+
+
+_here = _Waits()
 
 
 def clock() -> float:
     """Monotonic seconds of this thread, less its waits (frozen while it waits)."""
-    since = getattr(_here, "since", None)
-    return (time.monotonic() if since is None else since) - getattr(_here, "waited", 0.0)
+    here = _here
+    since = here.since
+    return (time.monotonic() if since is None else since) - here.waited
 
 
 def waiting() -> float:
     """How long this thread has been waiting, 0.0 when it is not."""
-    since = getattr(_here, "since", None)
+    since = _here.since
     return 0.0 if since is None else time.monotonic() - since
 
 
 @contextmanager
 def not_counted() -> Iterator[None]:
-    if getattr(_here, "since", None) is not None:  # within a wait already
+    here = _here
+    if here.since is not None:  # within a wait already
         yield
         return
-    _here.since = time.monotonic()
+    here.since = since = time.monotonic()
     try:
         yield
     finally:
-        _here.waited = getattr(_here, "waited", 0.0) + time.monotonic() - _here.since
-        _here.since = None
+        here.waited += time.monotonic() - since
+        here.since = None
