@@ -18,6 +18,7 @@ from typing import Iterator
 
 MAX_WAIT = 30.0  # seconds; the runtimes give a hook call 120 (hookgate/lifecycle.toml)
 
+
 class _Waits(_thread._local):
     since: float | None = None  # when this thread's running wait began; None: it is not waiting
     waited = 0.0  # the sum of its waits that ended
