@@ -25,7 +25,8 @@ sys.stdin = io.TextIOWrapper(io.BytesIO(PAYLOAD))
 from hookgate.cli import main
 code = main()
 sys.stdout.flush()
-print("\n" + json.dumps(sorted(set(sys.modules) - before)), file=sys.stderr)
+leaves = sys.modules["hookgate.cli.hook"].may_leave_now
+print("\n" + json.dumps({"modules": sorted(set(sys.modules) - before), "leaves_at_once": leaves}), file=sys.stderr)
 """
 
 
@@ -40,6 +41,12 @@ def probe(tmp_path, env, tool_name="Write", tool_input=None, decision="deny"):
     """The modules one `hookgate hook claude` call imports, in-process; the call's decision is
     checked (a Write of game code under the build role is refused; pass decision=None for one
     that goes through, which answers nothing)."""
+    return set(probed(tmp_path, env, tool_name, tool_input, decision)["modules"])
+
+
+def probed(tmp_path, env, tool_name="Write", tool_input=None, decision="deny"):
+    """What `probe` reads of the call: the modules it imported, and whether the command may leave
+    at once after it (hookgate.cli.hook.may_leave_now)."""
     (tmp_path / ".hookgate").mkdir(exist_ok=True)
     (tmp_path / ".hookgate" / "current_role").write_text("build\n")
     tool_input = tool_input if tool_input is not None else {"file_path": "src/a.gd", "content": ""}
@@ -52,7 +59,16 @@ def probe(tmp_path, env, tool_name="Write", tool_input=None, decision="deny"):
         assert "permissionDecision" not in done.stdout, done.stdout
     else:
         assert f'"permissionDecision":"{decision}"' in done.stdout, done.stdout  # the probe really decided
-    return set(json.loads(done.stderr.strip().splitlines()[-1]))
+    return json.loads(done.stderr.strip().splitlines()[-1])
+
+
+def test_a_cold_call_leaves_without_the_interpreters_teardown(tmp_path, warm):
+    """The teardown of a cold call's modules costs about a tenth of it: nothing on the cold path
+    of hookgate's own gates may register an exit handler or leave a thread running, or every cold
+    call pays it again (core/bin/hookgate leaves at once only when nothing is left to finish)."""
+    for tool_name, tool_input, decision in (("Write", None, "deny"), ("Bash", {"command": "echo hi > src/a.gd"}, "deny"),
+                                            ("Bash", {"command": "ls"}, None)):
+        assert probed(tmp_path, warm.cold(), tool_name, tool_input, decision)["leaves_at_once"] is True
 
 
 def test_hook_claude_imports_no_heavy_module(tmp_path, warm):
