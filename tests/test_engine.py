@@ -281,7 +281,7 @@ def test_a_wait_for_a_lock_that_is_never_let_go_ends(ctx, tmp_path, monkeypatch)
         stuck = gate("stuck", _waits_for(tmp_path / "state.lock"), timeout=0.2, may_block=True, fail_mode="closed")
         decision = Engine([stuck]).evaluate(pre(), ctx)
         assert time.monotonic() - started < 3
-        assert decision.verdict.kind == "block" and "waited for a lock after 0.6" in ctx.records[0]["error"]
+        assert decision.verdict.kind == "block" and "waited for a lock after 0.6s" in ctx.records[0]["error"]
     finally:
         holder.kill()
         holder.wait()

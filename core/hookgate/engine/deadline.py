@@ -60,7 +60,7 @@ class _Alarm:
         waited = waits.waiting()
         if waited >= waits.MAX_WAIT - _SLACK:
             self.deadline = None
-            raise GateTimeout(waited, "waited for a lock")
+            raise GateTimeout(waits.MAX_WAIT, "waited for a lock")
         left = deadline - waits.clock()
         if left <= _SLACK:
             self.deadline = None  # interrupted once, as a timer per gate did
