@@ -134,7 +134,7 @@ def test_a_gating_registration_passes_hookgates_own_answers_through(build_projec
 
 
 def test_hook_codex_imports_no_heavy_module(build_project):
-    from test_hook_path_is_light import HEAVY, PROBE
+    from test_hook_path_is_light import HEAVY, PROBE, probe_report
 
     patch = "*** Begin Patch\n*** Add File: src/a.gd\n+x\n*** End Patch\n"
     payload = json.dumps(in_project(PATCH_PAYLOAD, build_project, tool_input={"command": patch})).encode()
@@ -143,7 +143,7 @@ def test_hook_codex_imports_no_heavy_module(build_project):
                           capture_output=True, text=True, timeout=60, env={**os.environ, "HOOKGATE_WARM": "off"})
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith("Build role cannot write game code")  # the probe really ran a decision
-    imported = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    imported = set(probe_report(done.stderr)["modules"])
     assert {m for m in imported if m.split(".")[0] in HEAVY or m in HEAVY} == set()
 
 

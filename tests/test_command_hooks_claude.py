@@ -118,7 +118,7 @@ def test_the_hook_path_stays_light_when_no_handler_matches(work):
     import subprocess
     import sys
 
-    from test_hook_path_is_light import HEAVY, PROBE
+    from test_hook_path_is_light import HEAVY, PROBE, probe_report
 
     write_hooks(work / ".hookgate" / "hooks.json", PreToolUse=[("Bash", ["exit 2"])], Stop=[("", ["true"])])
     payload = json.dumps({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(work),
@@ -127,6 +127,6 @@ def test_the_hook_path_stays_light_when_no_handler_matches(work):
                           text=True, timeout=60, env={"HOME": str(work.parent / "home"), "PATH": "/usr/bin:/bin",
                                                       "HOOKGATE_WARM_IDLE": "10"})
     assert done.returncode == 0, done.stderr
-    imported = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    imported = set(probe_report(done.stderr)["modules"])
     assert "hookgate.commandhooks.gate" in imported  # the hooks were loaded
     assert {m for m in imported if m.split(".")[0] in HEAVY or m in HEAVY} == set()

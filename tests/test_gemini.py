@@ -192,34 +192,23 @@ def test_a_changed_registration_is_stale(tmp_path):
     assert install.stale_events(path) == ["Stop"]
 
 
-LIGHT_PROBE = r"""
-import io, json, sys
-before = set(sys.modules)
-sys.argv = ["hookgate", "hook", "gemini", "--event", "PreToolUse"]
-sys.stdin = io.TextIOWrapper(io.BytesIO(PAYLOAD))
-from hookgate.cli import main
-main()
-sys.stdout.flush()
-print("\n" + json.dumps(sorted(set(sys.modules) - before)), file=sys.stderr)
-"""
-
-
 def test_hook_gemini_imports_no_heavy_module(tmp_path):
     """The Gemini dialect is on the hook path of every tool call: it stays as light as Claude's."""
     import os
     import sys
 
-    from test_hook_path_is_light import HEAVY
+    from test_hook_path_is_light import HEAVY, PROBE, probe_report
 
     (tmp_path / ".hookgate").mkdir()
     (tmp_path / ".hookgate" / "current_role").write_text("build\n")
     payload = json.dumps({**captured("BeforeTool", "write_file"), "cwd": str(tmp_path),
                           "tool_input": {"file_path": "src/a.gd", "content": ""}}).encode()
     env = {**os.environ, "HOOKGATE_WARM": "off", "HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", f"PAYLOAD={payload!r}\n" + LIGHT_PROBE], cwd=tmp_path,
+    probe = PROBE.replace('"hook", "claude"', '"hook", "gemini", "--event", "PreToolUse"')
+    done = subprocess.run([sys.executable, "-c", f"PAYLOAD={payload!r}\n" + probe], cwd=tmp_path,
                           capture_output=True, text=True, timeout=60, env=env)
     assert "Build role cannot write game code directly" in done.stderr  # the probe really decided: exit 2
-    imported = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    imported = set(probe_report(done.stderr)["modules"])
     assert "hookgate_gemini.dialect" in imported
     assert {m for m in imported if m.split(".")[0] in HEAVY or m in HEAVY} == set()
 

@@ -59,7 +59,14 @@ def probed(tmp_path, env, tool_name="Write", tool_input=None, decision="deny"):
         assert "permissionDecision" not in done.stdout, done.stdout
     else:
         assert f'"permissionDecision":"{decision}"' in done.stdout, done.stdout  # the probe really decided
-    return json.loads(done.stderr.strip().splitlines()[-1])
+    return probe_report(done.stderr)
+
+
+def probe_report(stderr: str) -> dict:
+    """What PROBE prints last on stderr: {"modules": [...], "leaves_at_once": bool}."""
+    report = json.loads(stderr.strip().splitlines()[-1])
+    assert set(report) == {"modules", "leaves_at_once"} and report["modules"], report
+    return report
 
 
 def test_a_cold_call_leaves_without_the_interpreters_teardown(tmp_path, warm):

@@ -152,7 +152,7 @@ def test_a_broken_policy_blocks_gating_events_until_fixed(work):
 
 
 def test_the_hook_path_stays_light_with_policies_loaded(work):
-    from test_hook_path_is_light import HEAVY, PROBE
+    from test_hook_path_is_light import HEAVY, PROBE, probe_report
 
     payload = json.dumps({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(work),
                           "tool_name": "Bash", "tool_input": {"command": "npm publish"}}).encode()
@@ -161,5 +161,5 @@ def test_the_hook_path_stays_light_with_policies_loaded(work):
                                                       "HOOKGATE_WARM_IDLE": "10"})
     assert done.returncode == 0, done.stderr
     assert "publishing is done by CI" in done.stdout  # the policy really ran
-    imported = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    imported = set(probe_report(done.stderr)["modules"])
     assert {m for m in imported if m.split(".")[0] in HEAVY or m in HEAVY} == set()
