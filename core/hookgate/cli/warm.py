@@ -86,4 +86,3 @@ def _stop(root: str, path: str) -> int:
         time.sleep(0.02)
     print(f"warm core for {root}: stopped")
     return 0
-
