@@ -2,7 +2,7 @@
 the gates saw it (bounded, secrets taken out) and what every gate answered. `hookgate explain`
 reads it back, and `hookgate replay` decides the events again.
 
-This runs on every hook call: stdlib `re` and msgspec only, `hashlib` only when a value is cut.
+This runs on every hook call: stdlib `re` and msgspec only.
 
 What is never stored (each replaced by a marker that says what was there):
 - any string longer than MAX_CHARS: kept as {"cut": length, "sha256": digest, "tail": the last
@@ -21,6 +21,8 @@ import re
 from typing import Any, Sequence
 
 import msgspec
+
+from .digest import sha256_hex
 
 MAX_CHARS = 8192  # a string longer than this is cut to a digest and a tail
 TAIL_CHARS = 512
@@ -118,9 +120,7 @@ def _scrub(text: str) -> tuple[str, bool]:
 
 
 def _digest(text: str) -> str:
-    import hashlib  # only for a value that is cut: a hook process pays for it then, not always
-
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256_hex(text.encode("utf-8", "surrogatepass"))
 
 
 _SCALARS = frozenset({int, float, bool, type(None)})

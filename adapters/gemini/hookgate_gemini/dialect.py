@@ -43,12 +43,12 @@ text on stdout that is not JSON becomes an allow, so:
 
 from __future__ import annotations
 
-import hashlib
 import os
 from typing import Any, Mapping
 
 import msgspec
 
+from hookgate.digest import sha256_hex
 from hookgate.errors import PayloadError
 from hookgate.hookcall import Answer, refusal_reason
 from hookgate.model.codec import decode_object, event_from_builtins
@@ -120,7 +120,7 @@ def call_id(payload: dict[str, Any], tool: str, given: dict[str, Any]) -> str:
     """The id that pairs a call's BeforeTool and AfterTool (both carry the input as it was given)."""
     session = payload.get("session_id")
     text = _sorted.encode([session if isinstance(session, str) else "", tool, given])
-    return "gemini-" + hashlib.sha256(text).hexdigest()[:20]
+    return "gemini-" + sha256_hex(text)[:20]
 
 
 def call_id_after(raw: bytes, updated_input: dict[str, Any]) -> str | None:

@@ -22,6 +22,7 @@ from typing import Sequence
 
 import msgspec
 
+from ..digest import sha256_hex
 from ..engine.context import Context
 from ..model.events import Event
 from ..model.verdicts import Allow, Block, Context as ContextVerdict, Verdict
@@ -139,9 +140,7 @@ class ProblemNotice:
         self.text = "hookgate: these command hooks do not run (fix them, then `hookgate doctor`): " + "; ".join(
             map(str, problems)
         )
-        import hashlib  # only a broken hooks file gets here; every hook call imports this module
-
-        self.key = "notices/command_hooks/" + hashlib.sha256(self.text.encode()).hexdigest()[:16]
+        self.key = "notices/command_hooks/" + sha256_hex(self.text.encode())[:16]
 
     def __call__(self, event: Event, ctx: Context) -> Verdict | None:
         ctx.warn(self.text)

@@ -14,6 +14,7 @@ import stat
 import time
 from typing import NamedTuple
 
+from ..digest import sha256_hex
 from ..engine.context import Context
 from ..model.events import Event, ToolEvent
 from ..model.verdicts import Block, Verdict
@@ -182,10 +183,8 @@ def _same_bytes(old: File, st: os.stat_result, path: str) -> bool:
     """Only the times moved (touch, a hard link made, a racy reading): same mode, same bytes."""
     if not old.digest or st.st_mode != old.mode or st.st_size != old.size:
         return False
-    import hashlib
-
     data, _ = _read(path)
-    return data is not None and hashlib.sha256(data).hexdigest() == old.digest
+    return data is not None and sha256_hex(data) == old.digest
 
 
 def check_after(event: Event, ctx: Context) -> Verdict | None:

@@ -18,7 +18,6 @@ came are removed after a day.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from functools import lru_cache
@@ -27,6 +26,7 @@ from typing import Mapping
 
 import msgspec
 
+from ..digest import sha256_hex
 from ..store.pin import project_key, state_home
 from ..store.project import HOOKGATE_DIR
 from .tree import Index, plan_for, untrusted
@@ -132,7 +132,7 @@ class Store:
 
     # -- manifests ----------------------------------------------------------------------------
     def call_path(self, call: str) -> Path:
-        safe = hashlib.sha256(call.encode()).hexdigest()[:32]
+        safe = sha256_hex(call.encode())[:32]
         return self.calls / f"{safe}.msgpack"
 
     def link_call(self, key: str, call: str) -> None:
@@ -184,7 +184,7 @@ class Store:
 
     # -- copies -------------------------------------------------------------------------------
     def put(self, data: bytes) -> str:
-        digest = hashlib.sha256(data).hexdigest()
+        digest = sha256_hex(data)
         path = self.blobs / digest
         if not path.exists():
             self.blobs.mkdir(parents=True, exist_ok=True)
@@ -197,7 +197,7 @@ class Store:
             data = (self.blobs / digest).read_bytes()
         except OSError as exc:
             raise StoreError(f"the kept copy is gone ({exc.__class__.__name__})") from None
-        if hashlib.sha256(data).hexdigest() != digest:
+        if sha256_hex(data) != digest:
             raise StoreError("the kept copy was altered (its digest does not match)")
         return data
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..digest import sha256_hex
 from ..engine.context import Context
 from ..model.events import Event
 
@@ -117,20 +118,14 @@ def record_worker_error(event: Event, ctx: Context, *, message: str, status: str
     output = "\n".join(m.group(1) for m in _OUTPUT.finditer(message))
     if len(output) > MAX_TAIL:
         raw = output.encode("utf-8", errors="replace")
-        record.update(output_digest=_sha256(raw), output_bytes=len(raw), output_tail=output[-MAX_TAIL:])
+        record.update(output_digest=sha256_hex(raw), output_bytes=len(raw), output_tail=output[-MAX_TAIL:])
     ctx.record("worker_error", **record)
     return record
 
 
 def fingerprint_of(task_id: str, stage: str, kind: str, summary: str) -> str:
     normalized = re.sub(r"\d+", "#", _SPACE.sub(" ", summary.lower()).strip())
-    return _sha256("|".join((task_id, stage, kind, normalized)).encode())[:16]
-
-
-def _sha256(data: bytes) -> str:
-    import hashlib  # only a failed handoff needs it, not every hook call that imports this module
-
-    return hashlib.sha256(data).hexdigest()
+    return sha256_hex("|".join((task_id, stage, kind, normalized)).encode())[:16]
 
 
 def _repair_fields(message: str) -> dict[str, str]:

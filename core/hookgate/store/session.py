@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, TypeVar
 
 import msgspec
 
+from ..digest import sha256_hex
 from . import locked
 from .layout import HOOKGATE, Layout, layout as named_layout
 
@@ -34,9 +35,7 @@ def safe_session_dir_name(session_id: str) -> str:
         return session_id
     if not session_id:
         return "no-session"
-    import hashlib  # here, not at the top: it costs a hook process more than the rest of this module
-
-    return "id-" + hashlib.sha256(session_id.encode()).hexdigest()[:24]
+    return "id-" + sha256_hex(session_id.encode())[:24]
 
 
 class SessionStore:
