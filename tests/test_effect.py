@@ -379,3 +379,25 @@ def test_a_calls_manifest_is_not_decoded_again(tmp_path):
     assert store.load_index("k") is loaded
     store.save_index(Index(key="k", t=2), call="s/c2")  # a new reading: its manifest is that one
     assert store.take("s/c2").t == 2 and store.load_index("k").t == 2
+
+
+def test_the_after_events_read_back_from_the_cache_are_the_tables(tmp_path: Path) -> None:
+    """A cold process reads each runtime's after-events from hookgate's cache, not from the TOML
+    tables: what it reads back is what the tables say."""
+    import sys
+
+    import msgspec
+
+    from hookgate.effect.after import TABLES, _newest
+    from hookgate.runtimes import NAMES
+
+    expected = {name: msgspec.to_builtins(_newest(name, sorted(TABLES.glob(f"{name}-*.toml")))) for name in NAMES}
+    script = ("import json, sys, msgspec\nfrom hookgate.effect.after import after_hooks\nfrom hookgate.runtimes import NAMES\n"
+              "print(json.dumps({n: msgspec.to_builtins(after_hooks(n)) for n in NAMES}), 'tomllib' in sys.modules)")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+            for _ in range(2)]
+    (first, parsed), (second, read_back) = [run.stdout.rsplit(" ", 1) for run in runs]
+    assert msgspec.json.decode(first) == msgspec.json.decode(second) == expected, runs
+    assert (parsed.strip(), read_back.strip()) == ("True", "False")  # the second came from the cache
+    assert any(answer["success"] for answer in expected.values())  # the tables do name after-events

@@ -1,13 +1,18 @@
 """Which after-events each runtime sends for a finished tool call: the `[after]` table of its
 capability tables (core/hookgate/parity/runtimes/*.toml), read here as data so the check does not
-depend on the parity report above it."""
+depend on the parity report above it.
 
-from __future__ import annotations
+Every wrapped call of a cold hook process asks, and reading TOML would load tomllib and parse the
+tables (several milliseconds, more than the rest of the check's first reading of a small
+project): the answer is kept in hookgate's file cache (config/cache.py), keyed on the tables and
+this module, and read back from there."""
 
 from functools import cache
 from pathlib import Path
 
 import msgspec
+
+from ..config.cache import FileCache
 
 TABLES = Path(__file__).resolve().parents[1] / "parity" / "runtimes"
 
@@ -38,10 +43,18 @@ def _version(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split(".") if part.isdigit())
 
 
+_cached: FileCache[AfterHooks] = FileCache("after", AfterHooks)
+
+
 @cache
 def after_hooks(runtime: str) -> AfterHooks:
     """The newest supported version's after-events of `runtime` (none for an unknown runtime)."""
-    tables = [msgspec.toml.decode(path.read_bytes(), type=_Table) for path in TABLES.glob(f"{runtime}-*.toml")]
+    paths = sorted(TABLES.glob(f"{runtime}-*.toml"))
+    return _cached.get(f"{TABLES}|{runtime}", paths, lambda: _newest(runtime, paths), (Path(__file__),))
+
+
+def _newest(runtime: str, paths: list[Path]) -> AfterHooks:
+    tables = [msgspec.toml.decode(path.read_bytes(), type=_Table) for path in paths]
     supported = sorted((t for t in tables if t.runtime == runtime and not t.unsupported),
                        key=lambda t: _version(t.version), reverse=True)
     return supported[0].after if supported else AfterHooks()
