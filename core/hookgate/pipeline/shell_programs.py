@@ -350,14 +350,16 @@ def _tar(name: str, args: list[Word], call: "Call") -> None:
 def _sed(name: str, args: list[Word], call: "Call") -> None:
     scripts, files, in_place = _sed_parts(args)
     for script in scripts:
-        if not script.literal or _SED_WRITES.search(script.text):
+        if not script.literal or re.search(_SED_WRITES, script.text):
             call.unknown("the files a sed script writes (w / e commands)")
     if in_place:
         for word in files:
             call.target(word)
 
 
-_SED_WRITES = re.compile(r"(^|[;\n{}]|[/|,#%@]\s*[gpiImMe0-9]*)\s*[wWe](\s|$)|\b[wWe]\s+\S+\s*$")
+# (sources, not compiled patterns: each is compiled by `re`, and kept in its cache, the first time a
+# command needs it; most commands need none, and compiling them all cost every cold Bash call ~3 ms)
+_SED_WRITES = r"(^|[;\n{}]|[/|,#%@]\s*[gpiImMe0-9]*)\s*[wWe](\s|$)|\b[wWe]\s+\S+\s*$"
 
 
 def _sed_parts(args: list[Word]) -> tuple[list[Word], list[Word], bool]:
@@ -430,8 +432,8 @@ def _perl(name: str, args: list[Word], call: "Call") -> None:
             call.target(word)
 
 
-_PERL_RISKY = re.compile(r"\b(open|sysopen|unlink|rename|system|exec|qx|truncate|mkdir|rmdir|link|symlink|chmod|"
-                         r"chown|utime|eval|do|require|syscall|File::\w+|Path::\w+|IO::\w+|POSIX)\b|`|\$\^I")
+_PERL_RISKY = (r"\b(open|sysopen|unlink|rename|system|exec|qx|truncate|mkdir|rmdir|link|symlink|chmod|"
+               r"chown|utime|eval|do|require|syscall|File::\w+|Path::\w+|IO::\w+|POSIX)\b|`|\$\^I")
 
 
 def _awk(name: str, args: list[Word], call: "Call") -> None:
@@ -460,7 +462,7 @@ def _awk(name: str, args: list[Word], call: "Call") -> None:
     if program is not None:
         if not program.literal:
             call.unknown("an awk program known only when the command runs")
-        elif _AWK_RISKY.search(program.text):
+        elif re.search(_AWK_RISKY, program.text):
             call.unknown("the files an awk program writes (print >, system, |)")
     if in_place:
         for word in operands:
@@ -468,7 +470,7 @@ def _awk(name: str, args: list[Word], call: "Call") -> None:
                 call.target(word)
 
 
-_AWK_RISKY = re.compile(r"\b(system|close|fflush)\s*\(|\bprintf?\b[^;{}\n]*(>|\|)|\|\s*getline|\bgetline\b[^;{}]*<")
+_AWK_RISKY = r"\b(system|close|fflush)\s*\(|\bprintf?\b[^;{}\n]*(>|\|)|\|\s*getline|\bgetline\b[^;{}]*<"
 
 
 def _dd(name: str, args: list[Word], call: "Call") -> None:
@@ -732,11 +734,11 @@ def _node(name: str, args: list[Word], call: "Call") -> None:
     _stdin_code(name, call, lambda body: _code_unknown(call, "node", body, _JS_RISKY))
 
 
-_JS_RISKY = re.compile(r"\b(require|import|process|child_process|fs|Deno|Bun|eval|Function|globalThis|module)\b")
+_JS_RISKY = r"\b(require|import|process|child_process|fs|Deno|Bun|eval|Function|globalThis|module)\b"
 
 
-def _code_unknown(call: "Call", language: str, code: str, risky: re.Pattern[str]) -> None:
-    if risky.search(code):
+def _code_unknown(call: "Call", language: str, code: str, risky: str) -> None:
+    if re.search(risky, code):
         call.unknown(f"the files {language} code may write")
 
 
@@ -744,10 +746,10 @@ def _python_code(call: "Call", code: str) -> None:
     """Literal writes of a Python program are targets; any other way it may write is unknown."""
     for path, tree in python_writes(code):
         call.target(Word(path, True), tree=tree)
-    rest = _PY_SAFE.sub(" ", code)
+    rest = re.sub(_PY_SAFE, " ", code)
     for pattern in (_PY_OPEN, _PY_PATH_WRITE, _PY_ONE_PATH, _PY_TWO_PATHS):
-        rest = pattern.sub(" ", rest)
-    if _PY_RISKY.search(rest):
+        rest = re.sub(pattern, " ", rest)
+    if re.search(_PY_RISKY, rest):
         call.unknown("the files python code may write (paths not written literally)")
 
 
@@ -897,20 +899,20 @@ def _writes_by_url(name: str, args: list[Word]) -> bool:
 # -- writes inside other languages ---------------------------------------------------------------
 
 _PY_STR = r"""[rRbBuU]?(['"])([^'"]+)\{n}"""  # a literal string; {n} is its quote's group number
-_PY_OPEN = re.compile(r"\bopen\(\s*" + _PY_STR.format(n=1) + r"""\s*,\s*(?:mode\s*=\s*)?[rRbB]?(['"])([^'"]*)\3\s*\)""")
-_PY_PATH_WRITE = re.compile(
+_PY_OPEN = r"\bopen\(\s*" + _PY_STR.format(n=1) + r"""\s*,\s*(?:mode\s*=\s*)?[rRbB]?(['"])([^'"]*)\3\s*\)"""
+_PY_PATH_WRITE = (
     r"\b(?:pathlib\.)?Path\(\s*" + _PY_STR.format(n=1) + r"\s*\)\s*\.\s*(write_text|write_bytes|touch|mkdir|unlink|"
     r"""rmdir|rename|replace|symlink_to|hardlink_to|chmod|open\(\s*['"][^'"]*[wax+][^'"]*['"]\s*\))""")
-_PY_ONE_PATH = re.compile(r"\b(?:os\.(?:remove|unlink|rmdir|removedirs|mkdir|makedirs|truncate|chmod)|shutil\.rmtree)"
-                          r"\(\s*" + _PY_STR.format(n=1) + r"\s*[,)]")
-_PY_TWO_PATHS = re.compile(r"\b(os\.rename|os\.replace|shutil\.(?:copy|copy2|copyfile|copytree|move))\(\s*"
-                           + _PY_STR.format(n=2) + r"\s*,\s*" + _PY_STR.format(n=4) + r"\s*[,)]")
+_PY_ONE_PATH = (r"\b(?:os\.(?:remove|unlink|rmdir|removedirs|mkdir|makedirs|truncate|chmod)|shutil\.rmtree)"
+                r"\(\s*" + _PY_STR.format(n=1) + r"\s*[,)]")
+_PY_TWO_PATHS = (r"\b(os\.rename|os\.replace|shutil\.(?:copy|copy2|copyfile|copytree|move))\(\s*"
+                 + _PY_STR.format(n=2) + r"\s*,\s*" + _PY_STR.format(n=4) + r"\s*[,)]")
 # literal reads, which write nothing
-_PY_SAFE = re.compile(r"""\bopen\(\s*[rRbBuU]?(['"])[^'"]+\1\s*(,\s*(mode\s*=\s*)?['"][rbt]*['"]\s*)?\)|"""
-                      r"""\b(?:pathlib\.)?Path\(\s*[rRbBuU]?(['"])[^'"]*\4\s*\)\s*\.\s*(read_text|read_bytes|exists|"""
-                      r"""is_file|is_dir|stat|resolve|glob|rglob|iterdir)\(""")
+_PY_SAFE = (r"""\bopen\(\s*[rRbBuU]?(['"])[^'"]+\1\s*(,\s*(mode\s*=\s*)?['"][rbt]*['"]\s*)?\)|"""
+            r"""\b(?:pathlib\.)?Path\(\s*[rRbBuU]?(['"])[^'"]*\4\s*\)\s*\.\s*(read_text|read_bytes|exists|"""
+            r"""is_file|is_dir|stat|resolve|glob|rglob|iterdir)\(""")
 # anything else that can write a file (or run something that does)
-_PY_RISKY = re.compile(
+_PY_RISKY = (
     r"\b(open|Path|pathlib|shutil|subprocess|system|popen|Popen|spawn\w*|exec\w*|eval|compile|__import__|"
     r"importlib|getattr|ctypes|tarfile|zipfile|tempfile|sqlite3|fileinput|shelve|dbm|pty|mmap|write_text|"
     r"write_bytes|savefig|to_csv|to_json|to_excel|to_parquet|copyfile|rmtree|io|codecs|builtins|globals|"
@@ -922,10 +924,10 @@ _PY_RISKY = re.compile(
 def python_writes(code: str) -> list[tuple[str, bool]]:
     """(path, whether everything under it may change) for each literal path a Python program writes
     (open for writing, pathlib, os, shutil)."""
-    paths = [(m.group(2), False) for m in _PY_OPEN.finditer(code) if set(m.group(4)) & set("wax+")]
-    paths += [(m.group(2), m.group(3) in ("rmdir", "rename", "replace")) for m in _PY_PATH_WRITE.finditer(code)]
-    paths += [(m.group(2), "rmtree" in m.group(0) or "rmdir" in m.group(0)) for m in _PY_ONE_PATH.finditer(code)]
-    for m in _PY_TWO_PATHS.finditer(code):
+    paths = [(m.group(2), False) for m in re.finditer(_PY_OPEN, code) if set(m.group(4)) & set("wax+")]
+    paths += [(m.group(2), m.group(3) in ("rmdir", "rename", "replace")) for m in re.finditer(_PY_PATH_WRITE, code)]
+    paths += [(m.group(2), "rmtree" in m.group(0) or "rmdir" in m.group(0)) for m in re.finditer(_PY_ONE_PATH, code)]
+    for m in re.finditer(_PY_TWO_PATHS, code):
         if m.group(1) in ("os.rename", "os.replace", "shutil.move"):
             paths.append((m.group(3), True))  # the source goes away, with all it holds
         paths.append((m.group(5), m.group(1) == "shutil.copytree"))
