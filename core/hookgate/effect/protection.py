@@ -9,17 +9,15 @@ them); the two readings write_denial takes (named and resolved) are one here, si
 real folders without following symlinks.
 """
 
-from __future__ import annotations
-
-import hashlib
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
 
 from ..config.schema import Config, PathRule, RuleSet
+from ..digest import sha256_hex
 from ..paths import _marker_parts, _strip_worktree, anchor
 from ..pipeline.permissions import rule_sets_for
-from ..pipeline.rules import expand, matcher
+from ..pipeline.rules import Test, expand, rule_test
 
 if TYPE_CHECKING:
     from ..engine.context import Context
@@ -41,37 +39,19 @@ def agent_of(event: "Event", ctx: "Context", role: str) -> Agent:
     return Agent(role, subagent, agent_type_of(event, ctx) if subagent else None)
 
 
-class _Rule(NamedTuple):
-    name: Callable[[str], object] | None  # patterns without "/": the file name
-    path: Callable[[str], object] | None  # patterns with "/": the whole relative path
-    deny: bool
-    reason: str
-
-
-def _compile(rule: PathRule, classes: dict[str, list[str]]) -> _Rule:
-    names, paths = [], []
-    for pattern in expand(rule.allow or rule.deny or [], classes):
-        pattern = pattern.lower()
-        if pattern.startswith("/"):
-            paths.append(pattern[1:])
-        elif "/" in pattern:
-            paths.append(pattern)
-        else:
-            names.append(pattern)
-    return _Rule(matcher(names), matcher(paths), rule.deny is not None, rule.reason)
-
-
 class Protection:
     """`reason(rel)`: why this agent may not write the project file `rel` ("/"-separated, as
     named), or None. `key` names the rules it was built from, for what is stored on disk."""
 
     def __init__(self, rule_sets: list[RuleSet], classes: dict[str, list[str]], markers: list[str],
                  agent: Agent | None = None) -> None:
-        self._sets = [([_compile(r, classes) for r in s.rules], s.otherwise) for s in rule_sets]
+        # each rule as the test write_denial compiles it to (pipeline/rules.py)
+        self._sets: list[tuple[list[tuple[Test, PathRule]], str | None]] = [
+            ([(rule_test(rule, classes, None), rule) for rule in s.rules], s.otherwise) for s in rule_sets]
         self._markers = _marker_parts(tuple(markers))
         self._answers: dict[str, str | None] = {}
         material = msgspec.json.encode([rule_sets, classes, markers, agent])
-        self.key = hashlib.sha256(material).hexdigest()[:20]
+        self.key = sha256_hex(material)[:20]
 
     def reason(self, rel: str) -> str | None:
         try:
@@ -83,9 +63,9 @@ class Protection:
         answer = None
         for rules, otherwise in self._sets:
             answer = otherwise
-            for rule in rules:
-                if (rule.name is not None and rule.name(name)) or (rule.path is not None and rule.path(low)):
-                    answer = rule.reason if rule.deny else None
+            for test, rule in rules:
+                if test(low, name):
+                    answer = rule.reason if rule.deny is not None else None
                     break
             if answer:
                 break

@@ -79,11 +79,12 @@ def compiled(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
     if entry is None or entry[0] is not rules or entry[1] is not classes:
         if len(_compiled) >= MAX_COMPILED:
             _compiled.clear()
-        entry = _compiled[key] = (rules, classes, [(rule, _test(rule, classes, root)) for rule in rules])
+        entry = _compiled[key] = (rules, classes, [(rule, rule_test(rule, classes, root)) for rule in rules])
     return entry[2]
 
 
-def _test(rule: PathRule, classes: Mapping[str, list[str]], root: str | None) -> Test:
+def rule_test(rule: PathRule, classes: Mapping[str, list[str]], root: str | None) -> Test:
+    """One rule's patterns as one test (effect/protection.py judges the project's files with it too)."""
     on_path: list[str] = []
     on_name: list[str] = []
     for pattern in expand(rule.allow or rule.deny or [], classes):
