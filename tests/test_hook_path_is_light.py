@@ -37,21 +37,21 @@ WARM_CLIENT = {"hookgate", "hookgate.cli", "hookgate.cli.hook", "hookgate.runtim
                "hookgate.warm.client", "hookgate.private", "_socket"}
 
 
-def probe(tmp_path, env, tool_name="Write", tool_input=None, decision="deny"):
+def probe(tmp_path, env, tool_name="Write", tool_input=None, decision="deny", **fields):
     """The modules one `hookgate hook claude` call imports, in-process; the call's decision is
     checked (a Write of game code under the build role is refused; pass decision=None for one
-    that goes through, which answers nothing)."""
-    return set(probed(tmp_path, env, tool_name, tool_input, decision)["modules"])
+    that goes through, which answers nothing). `fields`: more of the payload (a tool_use_id)."""
+    return set(probed(tmp_path, env, tool_name, tool_input, decision, **fields)["modules"])
 
 
-def probed(tmp_path, env, tool_name="Write", tool_input=None, decision="deny"):
+def probed(tmp_path, env, tool_name="Write", tool_input=None, decision="deny", **fields):
     """What `probe` reads of the call: the modules it imported, and whether the command may leave
     at once after it (hookgate.cli.hook.may_leave_now)."""
     (tmp_path / ".hookgate").mkdir(exist_ok=True)
     (tmp_path / ".hookgate" / "current_role").write_text("build\n")
     tool_input = tool_input if tool_input is not None else {"file_path": "src/a.gd", "content": ""}
     payload = json.dumps({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(tmp_path),
-                          "tool_name": tool_name, "tool_input": tool_input}).encode()
+                          "tool_name": tool_name, "tool_input": tool_input, **fields}).encode()
     done = subprocess.run([sys.executable, "-c", f"PAYLOAD={payload!r}\n" + PROBE], cwd=tmp_path,
                           capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
@@ -109,6 +109,63 @@ def test_a_cold_bash_call_imports_the_shell_reader_and_not_the_others(tmp_path, 
     assert imported & (SUBAGENT_CHECKS | OTHER_EVENTS | HOOK_SOURCES) == set()
     imported = probe(tmp_path, warm.cold(), "Bash", {"command": "ls"}, decision=None)  # and one it lets through
     assert SHELL_READER <= imported and imported & (SUBAGENT_CHECKS | HOOK_SOURCES) == set()
+
+
+# one cold call in-process, noting hookgate's annotations read from strings: msgspec builds a
+# struct's decoder from its annotations, and typing.NamedTuple checks its fields' at class creation;
+# one kept as a string (`from __future__ import annotations`) becomes a typing.ForwardRef compiled
+# and evaluated in every cold hook process. (Where typing or msgspec made one for code of their
+# own or of the standard library, its first other frame is not hookgate's.)
+STRING_ANNOTATIONS = r"""
+import io, json, sys, typing
+strings = []
+forward_ref = typing.ForwardRef.__init__
+def noted(self, arg, *args, **kwargs):
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.endswith(("typing.py", "_utils.py", "_core.py")):
+        frame = frame.f_back
+    if frame is not None and "/hookgate/" in frame.f_code.co_filename:
+        strings.append(f"{arg} ({frame.f_code.co_filename.rpartition('/hookgate/')[2]}:{frame.f_lineno})")
+    forward_ref(self, arg, *args, **kwargs)
+typing.ForwardRef.__init__ = noted
+sys.argv = ["hookgate", "hook", "claude"]
+sys.stdin = io.TextIOWrapper(io.BytesIO(PAYLOAD))
+from hookgate.cli import main
+main()
+sys.stdout.flush()
+print("\n" + json.dumps(strings), file=sys.stderr)
+"""
+
+
+def test_the_hook_path_decodes_with_annotations_it_need_not_compile(tmp_path, warm):
+    """A Write, and a Bash call's before and after (the effect check reads back its snapshot and the
+    ledger), each decoded in a fresh process: no struct on the way has string annotations."""
+    (tmp_path / ".hookgate").mkdir()
+    (tmp_path / ".hookgate" / "current_role").write_text("build\n")
+    bash = {"tool_name": "Bash", "tool_input": {"command": "echo hi > notes.txt"}, "tool_use_id": "b1"}
+    calls = [({"hook_event_name": "PreToolUse", "tool_name": "Write",
+               "tool_input": {"file_path": "src/a.gd", "content": ""}}, '"permissionDecision":"deny"'),
+             ({"hook_event_name": "PreToolUse", **bash}, None),
+             ({"hook_event_name": "PostToolUse", **bash, "tool_response": {"stdout": ""}}, None)]
+    for call, answer in calls:
+        payload = json.dumps({"session_id": "s", "cwd": str(tmp_path), **call}).encode()
+        done = subprocess.run([sys.executable, "-c", f"PAYLOAD={payload!r}\n" + STRING_ANNOTATIONS], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60, env=warm.cold())
+        assert done.returncode == 0 and (answer is None or answer in done.stdout), done
+        assert json.loads(done.stderr.strip().splitlines()[-1]) == [], (call["hook_event_name"], done.stderr)
+    assert "b1" in (tmp_path / ".hookgate" / "sessions" / "s" / "decisions.jsonl").read_text()  # both halves decided
+
+
+def test_a_cold_bash_call_loads_neither_openssl_nor_a_toml_reader(tmp_path, warm):
+    """The effect check wraps a Bash call under a role: it names its kept copies by SHA-256 (hashlib
+    would load OpenSSL) and asks the capability tables (TOML) which after-events the runtime sends.
+    Once hookgate's cache holds that answer (the first call fills it), a cold call needs neither."""
+    probe(tmp_path, warm.cold(), "Bash", {"command": "ls"}, decision=None, tool_use_id="t1")
+    imported = probe(tmp_path, warm.cold(), "Bash", {"command": "ls"}, decision=None, tool_use_id="t2")
+    assert {"hookgate.effect.after", "hookgate.effect.check", "hookgate.digest"} <= imported  # the check ran
+    assert imported & {"hashlib", "_hashlib", "tomllib"} == set()
+    kept = list((warm.home / ".local" / "state" / "hookgate" / "effect").glob("*/calls/*.msgpack"))
+    assert kept  # and it kept the call's reading, under a digest's name
 
 
 def test_hooks_json_and_policies_still_load_their_gates_on_the_cold_path(tmp_path, warm):

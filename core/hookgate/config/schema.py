@@ -1,8 +1,6 @@
 """The shape of `.hookgate/config.toml` (over a preset). Unknown keys are errors, so a typo in a
 rule is reported with its field path instead of silently allowing what it meant to forbid."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 import msgspec

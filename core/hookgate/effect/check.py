@@ -7,8 +7,6 @@ and it has to happen in the after-hook of the very call, on every edge (stdin ho
 OpenCode core) alike.
 """
 
-from __future__ import annotations
-
 import os
 import stat
 import time

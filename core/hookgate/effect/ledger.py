@@ -18,8 +18,6 @@ hookgate's own commands excuse the calls of the main agent only: a subagent may 
 shell gate refuses them), so one it slipped past the syntax gate is put back.
 """
 
-from __future__ import annotations
-
 import os
 import time
 from typing import Callable, Iterable
@@ -51,7 +49,7 @@ def _append(store: Store, entry: Entry) -> None:
     locked.append(store.ledger_path, _encoder.encode(entry) + b"\n")
 
 
-def note_allowed(paths: Iterable["os.PathLike[str] | str"], root: "os.PathLike[str] | str") -> None:
+def note_allowed(paths: Iterable[os.PathLike[str] | str], root: os.PathLike[str] | str) -> None:
     """Record that hookgate itself wrote `paths` just now (its own commands call this), so no
     running call's effect check reverts them. Paths are absolute or relative to `root`."""
     rels = sorted({rel for path in paths for rel in relative_forms(str(path), str(root))})

@@ -16,8 +16,6 @@ once the store holds more than `max_blobs` of them, and manifests of calls whose
 came are removed after a day.
 """
 
-from __future__ import annotations
-
 import os
 import time
 from functools import lru_cache

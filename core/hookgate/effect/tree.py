@@ -13,8 +13,6 @@ Timestamps are coarse (one kernel tick), so a signature read within RACY_NS of i
 is stored with ctime 0: the next reading cannot trust it and compares the bytes instead.
 """
 
-from __future__ import annotations
-
 import os
 import stat
 from typing import TYPE_CHECKING, Iterable, NamedTuple

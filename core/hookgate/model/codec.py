@@ -1,8 +1,6 @@
 """Bytes <-> canonical events. The canonical wire form is Claude Code's payload plus `runtime`
 and `identity`, so a Claude payload decodes as it is and the RPC server speaks the same form."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec

@@ -5,8 +5,6 @@ Unknown fields are ignored (runtimes add fields often) and unknown event names b
 `UnknownEvent`, so a newer runtime never crashes an older hookgate.
 """
 
-from __future__ import annotations
-
 from typing import Any, ClassVar, Literal
 
 import msgspec

@@ -17,8 +17,6 @@ Context and messages are merged from every verdict, whatever wins: a deny still 
 what the other gates wanted it to know.
 """
 
-from __future__ import annotations
-
 from typing import Any, Iterable
 
 import msgspec

@@ -13,8 +13,6 @@ reader cannot read at all). An unknown target is never taken as harmless: shell_
 decides what to do with it.
 """
 
-from __future__ import annotations
-
 import glob as globbing
 import os
 import re

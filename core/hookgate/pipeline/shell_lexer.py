@@ -13,8 +13,6 @@ past MAX_NESTING) raises ShellSyntaxError: the caller treats the whole command a
 as harmless (bash runs a command line by line, so a later syntax error does not stop earlier lines).
 """
 
-from __future__ import annotations
-
 import re
 from typing import NamedTuple
 

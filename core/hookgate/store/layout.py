@@ -11,8 +11,6 @@ maps hookgate's block budgets to GodotMaker's names for the same budgets; hookga
 session state sits beside them under `hookgate`, which GodotMaker never reads). `field_aliases`
 repeats a metrics field under the name GodotMaker's reporter reads (its hook_block names a hook)."""
 
-from __future__ import annotations
-
 from functools import lru_cache
 from pathlib import Path
 
