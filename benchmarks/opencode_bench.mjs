@@ -1,9 +1,12 @@
 // The OpenCode section of benchmarks/run.py: one `tool.execute.before` through the real plugin and
 // its long-running core, against one Python process spawned per call (`hookgate hook claude`, the
-// way GodotMaker's adapter runs its hooks), interleaved call by call in the same run.
+// way GodotMaker's adapter runs its hooks), interleaved call by call in the same run. Beside them,
+// the floor of any core behind this transport: a process of the core's interpreter that answers
+// each line at once (an echo), pinged in the same places (after a spawn, back to back).
 //
 //   node benchmarks/opencode_bench.mjs HOOKGATE PROJECT_DIR CALLS  -> JSON on stdout
 import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import path from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -42,22 +45,55 @@ function viaProcess(i) {
   })
 }
 
+// the echo: the interpreter the hookgate command runs (its venv's python beside it), without site
+const python = path.join(path.dirname(hookgate), "python")
+const echo = spawn(existsSync(python) ? python : "python3", ["-S", "-c",
+  "import sys\nout = sys.stdout.buffer\nfor line in sys.stdin.buffer:\n    out.write(line)\n    out.flush()"],
+  { stdio: ["pipe", "pipe", "inherit"] })
+let echoed = null
+let pendingEcho = ""
+echo.stdout.on("data", (chunk) => {
+  pendingEcho += chunk
+  if (pendingEcho.includes("\n") && echoed) {
+    pendingEcho = ""
+    const done = echoed
+    echoed = null
+    done()
+  }
+})
+const frame = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { kind: "block", reason: "x".repeat(200) } }) + "\n"
+function viaEcho() {
+  const started = performance.now()
+  return new Promise((resolve) => {
+    echoed = () => resolve(performance.now() - started)
+    echo.stdin.write(frame)
+  })
+}
+
 for (let i = 0; i < 20; i++) await viaPlugin(i) // the core starts on the first call; not part of the figure
+for (let i = 0; i < 20; i++) await viaEcho()
 const plugin = []
 const process_ = []
+const floor = []
 for (let i = 0; i < calls; i++) {
   plugin.push(await viaPlugin(i))
   process_.push(await viaProcess(i))
+  floor.push(await viaEcho()) // after the plugin's call: the spawn two steps back, its exit the same
+  await viaProcess(i)
 }
 // the same calls back to back, as a burst of tool calls meets a core that is already awake (above,
 // each plugin call follows a 100 ms process spawn, as a call follows a model turn in a session)
 const burst = []
+const floorBurst = []
 for (let i = 0; i < calls; i++) burst.push(await viaPlugin(i))
+for (let i = 0; i < calls; i++) floorBurst.push(await viaEcho())
 await hooks.dispose()
+echo.stdin.end()
 
 const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 }
 const summary = (values) => ({ p50_ms: percentile(values, 50), p99_ms: percentile(values, 99), calls: values.length })
-console.log(JSON.stringify({ plugin: summary(plugin), plugin_burst: summary(burst), process_per_call: summary(process_) }))
+console.log(JSON.stringify({ plugin: summary(plugin), plugin_burst: summary(burst), process_per_call: summary(process_),
+  echo: summary(floor), echo_burst: summary(floorBurst) }))

@@ -9,7 +9,8 @@ regular (not editable) install in a venv of its own, built on first use under be
 - stdin hook: `hookgate hook claude` on a PreToolUse Write the build role refuses, as `hookgate install
   claude` registers it (`python -S .../bin/hookgate`), answered by the project's warm core and
   in-process (HOOKGATE_WARM=off), and warm by name (`hookgate` on PATH, as the plugin channels call
-  it); against bare `python -c pass`, `python -S -c pass` and the msgspec-import floor (`python -c
+  it); in-process also a Bash call's PreToolUse and PostToolUse (`ls` under the build role: the
+  effect check reads the project before and after), against two floors; against bare `python -c pass`, `python -S -c pass` and the msgspec-import floor (`python -c
   "import msgspec"`: no in-process hook can be faster). Beside them, the same Write decided by a
   process-per-script peer written the way GodotMaker's scripts are (benchmarks/peers/: two scripts per
   Write, each its own interpreter and JSON parse) and by a minimal C client of the warm core
@@ -22,7 +23,8 @@ regular (not editable) install in a venv of its own, built on first use under be
   with `[effect] enabled = false`; and the same pair through the OpenCode plugin and its core
   (tool.execute.before + after, benchmarks/opencode_effect.mjs) in both projects.
 - OpenCode: `tool.execute.before` through the real plugin and its core (each call after a process
-  spawn, and back to back), against a Python process spawned per call (benchmarks/opencode_bench.mjs).
+  spawn, and back to back), against a Python process spawned per call (benchmarks/opencode_bench.mjs),
+  beside the transport's floor: a process of the same interpreter that echoes each line at once.
 - OpenTelemetry: a decision as `hookgate serve` makes it, exporting to a dead endpoint, against no
   export and a live endpoint (benchmarks/otel_bench.py).
 """
@@ -49,6 +51,7 @@ SETTLE_SECONDS = 0.03  # before each timed command: the last one's core has made
 TARGETS = {
     "warm hook / bare python": 1.0,
     "cold hook / msgspec-import floor": 1.3,
+    "cold Bash pair / two msgspec-import floors": 1.3,
     "session-length cost (1M-line log / empty)": 2.0,
     "Bash pre+post, effect check on / off": 1.5,
 }
@@ -79,7 +82,8 @@ def bench_python() -> Path:
     return python
 
 
-Command = tuple[list[list[str]], bytes, dict[str, str]]  # processes run one after the other, stdin, environment
+# processes run one after the other; their stdin (one for all, or one each); the environment
+Command = tuple[list[list[str]], bytes | list[bytes], dict[str, str]]
 
 
 def time_commands(commands: dict[str, Command], rounds: int, cwd: Path | dict[str, Path]) -> dict[str, list[float]]:
@@ -96,9 +100,10 @@ def time_commands(commands: dict[str, Command], rounds: int, cwd: Path | dict[st
             argvs, stdin, env = commands[name]
             where = cwd.get(name, cwd["*"]) if isinstance(cwd, dict) else cwd
             time.sleep(SETTLE_SECONDS)
+            inputs = stdin if isinstance(stdin, list) else [stdin] * len(argvs)
             start = time.perf_counter()
-            for argv in argvs:
-                done = subprocess.run(argv, input=stdin, cwd=where, env=env, capture_output=True)
+            for argv, given in zip(argvs, inputs):
+                done = subprocess.run(argv, input=given, cwd=where, env=env, capture_output=True)
                 if done.returncode not in (0, 2):
                     raise SystemExit(f"{name} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
             times[name].append(time.perf_counter() - start)
@@ -108,6 +113,7 @@ def time_commands(commands: dict[str, Command], rounds: int, cwd: Path | dict[st
 WARM = "hookgate hook claude, warm, as registered"
 WARM_BY_NAME = "hookgate hook claude, warm, by name"
 COLD = "hookgate hook claude, cold, as registered"
+COLD_BASH = "cold Bash pair (before + after, effect check on)"
 C_CLIENT = "a C client of the warm core"
 PEER = "peer: 2 scripts per Write (GodotMaker's way)"
 
@@ -139,6 +145,10 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
                 "session_id": f"bench-{where.name}", "cwd": str(where), "hook_event_name": "PreToolUse", "tool_name": "Write",
                 "tool_input": {"file_path": str(where / "src" / "player.gd"), "content": "extends Node\n"},
             }).encode()
+        bash = {"session_id": f"bench-{root.name}", "cwd": str(root), "tool_name": "Bash",
+                "tool_input": {"command": "ls"}, "tool_use_id": "toolu_cold"}
+        bash_pair = [json.dumps({**bash, "hook_event_name": event, **extra}).encode()
+                     for event, extra in (("PreToolUse", {}), ("PostToolUse", {"tool_response": "ok"}))]
         env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_")}
         cold_env = {**env, "HOOKGATE_WARM": "off"}
         registered = registered_command(python, root, env)
@@ -156,6 +166,7 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
             WARM: ([[*registered, "hook", "claude"]], payload(root), env),
             WARM_BY_NAME: ([[hookgate, "hook", "claude"]], payload(root), env),
             COLD: ([[*registered, "hook", "claude"]], payload(root), cold_env),
+            COLD_BASH: ([[*registered, "hook", "claude"]] * 2, bash_pair, cold_env),
             PEER: ([[str(python), str(peers / "check_file_permissions.py")],
                     [str(python), str(peers / "stage_reminder.py")]], payload(peer_root), env),
         }
@@ -171,6 +182,9 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
                                           capture_output=True).stdout
                     if b'"deny"' not in said:
                         raise SystemExit(f"{name} did not refuse the Write: {said!r}")
+            decided = (root / ".hookgate" / "sessions" / f"bench-{root.name}" / "decisions.jsonl").read_text()
+            if '"effect_snapshot"' not in decided or '"effect_restore"' not in decided:
+                raise SystemExit("the cold Bash pair did not go through the effect check")
             times = time_commands(commands, rounds, cwd)
             breakdown = warm_breakdown(python, registered, payload(root), root, env)
             served = subprocess.run([hookgate, "warm", "status"], cwd=root, env=env, capture_output=True, text=True)
@@ -187,6 +201,7 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
         "warm hook / msgspec-import floor": round(warm / floor, 2),
         "cold hook / bare python": round(cold / bare, 2),
         "cold hook / msgspec-import floor": round(cold / floor, 2),
+        "cold Bash pair / two msgspec-import floors": round(medians[COLD_BASH] / (2 * floor), 2),
         "warm hook / cold hook": round(warm / cold, 2),
         "peer (2 scripts) / warm hook": round(medians[PEER] / warm, 2),
     }
@@ -356,16 +371,22 @@ def opencode_hook(python: Path, calls: int) -> dict[str, object]:
         raise SystemExit(f"opencode benchmark failed ({done.returncode}): {done.stderr[-1000:]}")
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     plugin, burst, spawned = figures["plugin"], figures["plugin_burst"], figures["process_per_call"]
+    echo, echo_burst = figures["echo"], figures["echo_burst"]
     return {
         "ms": {
             "plugin -> core p50": round(plugin["p50_ms"], 3), "plugin -> core p99": round(plugin["p99_ms"], 3),
             "plugin -> core p50, back to back": round(burst["p50_ms"], 3),
             "plugin -> core p99, back to back": round(burst["p99_ms"], 3),
+            "echo floor p50": round(echo["p50_ms"], 3), "echo floor p99": round(echo["p99_ms"], 3),
+            "echo floor p50, back to back": round(echo_burst["p50_ms"], 3),
+            "echo floor p99, back to back": round(echo_burst["p99_ms"], 3),
             "process per call p50": round(spawned["p50_ms"], 2), "process per call p99": round(spawned["p99_ms"], 2),
         },
         "ratios": {
             "process per call / plugin, p50": round(spawned["p50_ms"] / plugin["p50_ms"], 1),
             "process per call / plugin, p99": round(spawned["p99_ms"] / plugin["p99_ms"], 1),
+            "plugin / echo floor, p50": round(plugin["p50_ms"] / echo["p50_ms"], 1),
+            "plugin / echo floor, p50 back to back": round(burst["p50_ms"] / echo_burst["p50_ms"], 1),
         },
         "calls": plugin["calls"],
     }
@@ -426,7 +447,7 @@ def opencode_lines(opencode: dict) -> list[str]:
         lines.append(f"  {name:<44} {ms:8.2f} ms{verdict}")
     for name, ratio in opencode["ratios"].items():
         verdict = f"  [>= {OPENCODE_MIN_SPEEDUP:g}x: {'met' if ratio >= OPENCODE_MIN_SPEEDUP else 'MISSED'}]" \
-            if name.endswith("p50") else ""
+            if name == "process per call / plugin, p50" else ""
         lines.append(f"  {name:<44} {ratio:8.1f}x{verdict}")
     return lines
 
