@@ -233,3 +233,23 @@ def test_hookgate_registered_twice_for_a_runtime_is_found(project, env, tmp_path
     assert message.startswith("opencode: hookgate is registered 2 times in the project's and the user's")
     hookgate("uninstall", "opencode", "--user", project=project, env=env)
     assert ("decided once", "ok") in [(n, s) for n, s, _, _ in findings(project, env)]
+
+
+def test_modules_without_bytecode_are_reported_with_the_command_that_compiles_them(tmp_path):
+    """Every cold hook call compiles from source what has no bytecode where none is written."""
+    import shlex
+
+    from hookgate.checks import check_bytecode
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "gates.py").write_text("X = 1\n")
+    unwritten = Setup(project=tmp_path, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    (finding,) = check_bytecode(unwritten, [package])
+    assert finding.status == "info" and "2 of hookgate's modules have no compiled bytecode" in finding.message
+    assert "PYTHONDONTWRITEBYTECODE is set" in finding.message
+    (later,) = check_bytecode(Setup(project=tmp_path, env={}), [package])
+    assert "the first call that imports each one writes it" in later.message
+    subprocess.run(shlex.split(finding.fix), check=True, timeout=60)  # the command it prints
+    assert [f.status for f in check_bytecode(unwritten, [package])] == ["ok"]

@@ -141,6 +141,44 @@ def check_python(setup: Setup) -> list[Finding]:
     return found
 
 
+def check_bytecode(setup: Setup, packages: Iterable[Path] | None = None) -> list[Finding]:
+    """A cold hook call imports some sixty of hookgate's modules. An install without their
+    compiled bytecode (`pip install --no-compile`; `uv pip install` without --compile-bytecode) in
+    an environment that does not write it (PYTHONDONTWRITEBYTECODE, common in container images; a
+    read-only install) compiles them all from source on every cold call: about twice its time.
+    `packages`: the folders to look in (default: hookgate's and its runtime plugs')."""
+    import sys
+    from importlib.util import cache_from_source
+
+    folders = list(packages) if packages is not None else _package_folders()
+    uncompiled = [source for folder in folders for source in sorted(folder.rglob("*.py"))
+                  if not os.path.exists(cache_from_source(str(source)))]
+    if not uncompiled:
+        return [Finding("ok", "hookgate's modules are compiled to bytecode")]
+    written = not setup.env.get("PYTHONDONTWRITEBYTECODE") and all(
+        os.access(source.parent, os.W_OK) for source in uncompiled)
+    compile_all = f"{shlex.quote(sys.executable)} -m compileall -q " + " ".join(shlex.quote(str(f)) for f in folders)
+    if written:
+        return [Finding("info", f"{len(uncompiled)} of hookgate's modules are not compiled to bytecode yet: the first "
+                                "call that imports each one writes it", compile_all)]
+    why = "PYTHONDONTWRITEBYTECODE is set" if setup.env.get("PYTHONDONTWRITEBYTECODE") else "the install is read-only"
+    return [Finding("info", f"{len(uncompiled)} of hookgate's modules have no compiled bytecode and none is written "
+                            f"({why}): every hook call without a warm core compiles them from source, about "
+                            "twice its time", compile_all)]
+
+
+def _package_folders() -> list[Path]:
+    from importlib.util import find_spec
+
+    from .runtimes import PACKAGES
+
+    folders = []
+    for name in ("hookgate", *PACKAGES):
+        spec = find_spec(name)
+        folders += [Path(folder) for folder in (spec.submodule_search_locations or [])] if spec else []
+    return folders
+
+
 def check_node(setup: Setup) -> list[Finding]:
     """OpenCode runs the plugin under its own Bun; Node is for the plugin's tests and `hookgate demo`."""
     import shutil

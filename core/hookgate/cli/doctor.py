@@ -23,7 +23,8 @@ __all__ = ["Finding", "Setup", "checks", "main", "report", "run"]
 
 def checks() -> list[tuple[str, str]]:
     """(name, "module:function") of every check, in the order the report lists them."""
-    table = [("python", "hookgate.checks:check_python"), ("node", "hookgate.checks:check_node"),
+    table = [("python", "hookgate.checks:check_python"), ("bytecode", "hookgate.checks:check_bytecode"),
+             ("node", "hookgate.checks:check_node"),
              ("config", "hookgate.checks:check_config"), ("nested projects", "hookgate.checks:check_nested_projects"),
              ("monitor mode", "hookgate.checks:check_monitor_mode"),
              ("versions", "hookgate.checks:check_runtime_versions")]
