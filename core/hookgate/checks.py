@@ -151,17 +151,18 @@ def check_bytecode(setup: Setup, packages: Iterable[Path] | None = None) -> list
     from importlib.util import cache_from_source
 
     folders = list(packages) if packages is not None else _package_folders()
-    uncompiled = [source for folder in folders for source in sorted(folder.rglob("*.py"))
+    uncompiled = [source for folder in folders for source in folder.rglob("*.py")
                   if not os.path.exists(cache_from_source(str(source)))]
     if not uncompiled:
         return [Finding("ok", "hookgate's modules are compiled to bytecode")]
-    written = not setup.env.get("PYTHONDONTWRITEBYTECODE") and all(
-        os.access(source.parent, os.W_OK) for source in uncompiled)
     compile_all = f"{shlex.quote(sys.executable)} -m compileall -q " + " ".join(shlex.quote(str(f)) for f in folders)
-    if written:
+    if setup.env.get("PYTHONDONTWRITEBYTECODE"):
+        why = "PYTHONDONTWRITEBYTECODE is set"
+    elif not all(os.access(folder, os.W_OK) for folder in {source.parent for source in uncompiled}):
+        why = "the install is read-only"
+    else:
         return [Finding("info", f"{len(uncompiled)} of hookgate's modules are not compiled to bytecode yet: the first "
                                 "call that imports each one writes it", compile_all)]
-    why = "PYTHONDONTWRITEBYTECODE is set" if setup.env.get("PYTHONDONTWRITEBYTECODE") else "the install is read-only"
     return [Finding("info", f"{len(uncompiled)} of hookgate's modules have no compiled bytecode and none is written "
                             f"({why}): every hook call without a warm core compiles them from source, about "
                             "twice its time", compile_all)]
