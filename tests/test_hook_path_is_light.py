@@ -116,8 +116,9 @@ def test_a_cold_bash_call_imports_the_shell_reader_and_not_the_others(tmp_path, 
 # one kept as a string (`from __future__ import annotations`) becomes a typing.ForwardRef compiled
 # and evaluated in every cold hook process. (Where typing or msgspec made one for code of their
 # own or of the standard library, its first other frame is not hookgate's.)
+# (PROBE's call, with the strings printed after its report)
 STRING_ANNOTATIONS = r"""
-import io, json, sys, typing
+import sys, typing
 strings = []
 forward_ref = typing.ForwardRef.__init__
 def noted(self, arg, *args, **kwargs):
@@ -128,12 +129,8 @@ def noted(self, arg, *args, **kwargs):
         strings.append(f"{arg} ({frame.f_code.co_filename.rpartition('/hookgate/')[2]}:{frame.f_lineno})")
     forward_ref(self, arg, *args, **kwargs)
 typing.ForwardRef.__init__ = noted
-sys.argv = ["hookgate", "hook", "claude"]
-sys.stdin = io.TextIOWrapper(io.BytesIO(PAYLOAD))
-from hookgate.cli import main
-main()
-sys.stdout.flush()
-print("\n" + json.dumps(strings), file=sys.stderr)
+""" + PROBE + r"""
+print(json.dumps(strings), file=sys.stderr)
 """
 
 
