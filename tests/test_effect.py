@@ -401,3 +401,34 @@ def test_the_after_events_read_back_from_the_cache_are_the_tables(tmp_path: Path
     assert msgspec.json.decode(first) == msgspec.json.decode(second) == expected, runs
     assert (parsed.strip(), read_back.strip()) == ("True", "False")  # the second came from the cache
     assert any(answer["success"] for answer in expected.values())  # the tables do name after-events
+
+
+
+def test_a_reading_whose_bytes_are_read_while_another_call_writes_is_not_kept(tmp_path, monkeypatch):
+    """Interleaved as parallel calls can be under load: call b's PreToolUse finds a person's edit
+    of src/player.gd and no other call running; before it reads the file's bytes to keep them,
+    call a begins and appends a forbidden line. Kept as b's starting state, that line would be
+    put back by b's after-hook once a's has removed it."""
+    from hookgate.effect import check
+
+    project = build_project(tmp_path / "game", "claude")
+    project.bash("true")
+    project.write("src/player.gd", GD + "# the person's edit\n")
+    before = state(project.root)
+    write = {"command": "echo evil >> src/player.gd"}
+    keep = check._keep
+    a_ran: list = []
+
+    def a_writes_first(*args, **kwargs):  # b has read the tree and looked for running calls
+        monkeypatch.setattr(check, "_keep", keep)
+        a_ran.append(project.hook(project.tool_payload("PreToolUse", "Bash", write, "toolu_a")))
+        a_ran.append(subprocess.run(["bash", "-c", write["command"]], cwd=project.root, capture_output=True, text=True))
+        return keep(*args, **kwargs)
+
+    monkeypatch.setattr(check, "_keep", a_writes_first)
+    blocked, _, _ = project.hook(project.tool_payload("PreToolUse", "Bash", {"command": "true"}, "toolu_b"))
+    assert not blocked and a_ran and not a_ran[0][0], a_ran
+    assert project.after("toolu_a", write, a_ran[1])[0]  # a's own after-hook puts its line back
+    assert state(project.root) == before
+    project.after("toolu_b", {"command": "true"}, subprocess.run(["true"], capture_output=True, text=True))
+    assert state(project.root) == before

@@ -182,21 +182,26 @@ def test_many_sessions_writing_at_once_leave_every_protected_file_as_it_was(tmp_
     env = {**warm.env(), "HOOKGATE_PROJECT_DIR": str(root)}
     assert warm.warm("start", root).returncode == 0
     before = state(root)
+    answers: list[bytes] = []
 
     def session(n: int) -> None:
         for k in range(5):
             command = f"echo evil{k} >> src/p{n}.gd; echo ok{k} >> notes{n}.txt"
             base = {"session_id": f"s{n}", "cwd": str(root), "tool_name": "Bash", "tool_input": {"command": command},
                     "tool_use_id": f"toolu_{n}_{k}"}
-            warm.hook("claude", {**base, "hook_event_name": "PreToolUse"}, root, env)
+            out, err, code = warm.hook("claude", {**base, "hook_event_name": "PreToolUse"}, root, env)
+            assert code == 0 and b"deny" not in out, (out, err)  # the syntax gate is off: the effect decides
             subprocess.run(["bash", "-c", command], cwd=root, check=True)
-            warm.hook("claude", {**base, "hook_event_name": "PostToolUse", "tool_response": ""}, root, env)
+            out, err, code = warm.hook("claude", {**base, "hook_event_name": "PostToolUse", "tool_response": ""}, root, env)
+            assert code == 0, err
+            answers.append(out)
 
     threads = [threading.Thread(target=session, args=(n,)) for n in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    assert len(answers) == 40  # every session made all its calls (a failed assertion ends a thread)
     after = {rel: value for rel, value in state(root).items() if not rel.startswith("notes")}
     assert after == before
     assert all((root / f"notes{n}.txt").read_text().count("ok") == 5 for n in range(8))

@@ -67,29 +67,37 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     if index is None:
         index = Index(key=protection.key)
     (dirs, listed, changed, gone), token = _reading(index, root, now, protection, skip_for(ctx), ctx.config.effect.feed)
-    if not listed and not changed and not gone and index.t:
-        store.link_call(protection.key, call)  # nothing moved since the last reading: it is this call's
-    elif ((changed or gone) and ledger.Ledger.load(store, ctx.config.effect.ledger_seconds).running(now, call)
-          and (index.t or store.load_index(protection.key) is not None)):
-        # another checked call is running: what changed may be its forbidden write, which its own
-        # after-event puts back. Taken as this call's starting state, this call's after-event
-        # would put it back again; it starts from the latest reading instead (on a first reading,
-        # the one the running call saved before it began)
-        store.link_call(protection.key, call)
-    else:
-        files = dict(index.files)
-        for rel in gone:
-            del files[rel]
-        for rel, st in changed.items():
-            old = files.get(rel)
-            sig = file_sig(st, now, old.digest if old else "")
-            files[rel] = sig if old is not None and _same_bytes(old, st, os.path.join(root, rel)) \
-                else _keep(store, root, rel, st, now, ctx)
+    moved = listed or changed or gone or not index.t
+    files = _files_now(store, index, root, now, changed, gone, ctx) if moved else index.files
+    # Asked once the bytes are read, not before: a call that began meanwhile may have written them.
+    # When another checked call ran during this reading, what changed may be its forbidden write,
+    # which its own after-event puts back; taken as this call's starting state, this call's
+    # after-event would put it back again. The call starts from the latest reading instead (on a
+    # first reading, the one the running call saved before it began).
+    if moved and not ((changed or gone) and ledger.Ledger.load(store, ctx.config.effect.ledger_seconds)
+                      .ran_since(now, call) and (index.t or store.load_index(protection.key) is not None)):
         store.save_index(Index(key=protection.key, t=now, agent=tuple(agent), dirs=dirs, files=files, feed=token),  # type: ignore[arg-type]
                          call=call)
+    else:
+        store.link_call(protection.key, call)
     if os.urandom(1)[0] < 4:  # now and then, not on every call
         store.prune_calls()
         ledger.prune(store, ctx.config.effect.ledger_seconds)
+
+
+def _files_now(store: Store, index: Index, root: str, now: int, changed: dict[str, os.stat_result],
+               gone: list[str], ctx: Context) -> dict[str, File]:
+    """The index's files with what the reading found: those gone dropped, those changed read
+    (and their bytes kept when new)."""
+    files = dict(index.files)
+    for rel in gone:
+        del files[rel]
+    for rel, st in changed.items():
+        old = files.get(rel)
+        sig = file_sig(st, now, old.digest if old else "")
+        files[rel] = sig if old is not None and _same_bytes(old, st, os.path.join(root, rel)) \
+            else _keep(store, root, rel, st, now, ctx)
+    return files
 
 
 def _reading(index: Index, root: str, now: int, protection: Protection, skip: Skip, follow: bool

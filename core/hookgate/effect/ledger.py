@@ -103,11 +103,12 @@ class Ledger:
         """When the checked call began (its PreToolUse), as the ledger has it."""
         return next((e.t for e in self.entries if e.call == call and e.agent is not None), default)
 
-    def running(self, now: int, own_call: str) -> bool:
-        """Whether a checked call other than `own_call` is running (begun, its after-event not yet
-        come, within the window)."""
-        return any(entry.agent is not None and entry.call != own_call and entry.call not in self.ends
-                   and now - entry.t < self.window_ns for entry in self.entries)
+    def ran_since(self, since: int, own_call: str) -> bool:
+        """Whether a checked call other than `own_call` was running at some moment from `since` on
+        (begun, its after-event not come before `since`, within the window)."""
+        return any(entry.agent is not None and entry.call is not None and entry.call != own_call
+                   and since - entry.t < self.window_ns and self.ends.get(entry.call, since) >= since
+                   for entry in self.entries)
 
     def excusing(self, rel: str, since: int, now: int, own_call: str, main_agent: bool,
                  allows: "Callable[[Agent, str], bool]") -> bool:
