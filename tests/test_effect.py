@@ -403,32 +403,44 @@ def test_the_after_events_read_back_from_the_cache_are_the_tables(tmp_path: Path
     assert any(answer["success"] for answer in expected.values())  # the tables do name after-events
 
 
-
-def test_a_reading_whose_bytes_are_read_while_another_call_writes_is_not_kept(tmp_path, monkeypatch):
+@pytest.mark.parametrize("a_ends", ["after b", "before b asks the ledger"])
+def test_a_reading_whose_bytes_are_read_while_another_call_writes_is_not_kept(tmp_path, monkeypatch, a_ends):
     """Interleaved as parallel calls can be under load: call b's PreToolUse finds a person's edit
-    of src/player.gd and no other call running; before it reads the file's bytes to keep them,
-    call a begins and appends a forbidden line. Kept as b's starting state, that line would be
-    put back by b's after-hook once a's has removed it."""
-    from hookgate.effect import check
+    of src/player.gd; before it reads the file's bytes to keep them, call a begins and appends a
+    forbidden line; a's after-hook, which puts the line back, comes after b's or before b asks
+    the ledger whether another call ran. Kept as b's starting state, the line would be put back
+    by b's after-hook."""
+    from hookgate.effect import check, ledger
 
     project = build_project(tmp_path / "game", "claude")
     project.bash("true")
     project.write("src/player.gd", GD + "# the person's edit\n")
     before = state(project.root)
     write = {"command": "echo evil >> src/player.gd"}
-    keep = check._keep
+    keep, load = check._keep, ledger.Ledger.load
     a_ran: list = []
 
-    def a_writes_first(*args, **kwargs):  # b has read the tree and looked for running calls
+    def a_writes(*args, **kwargs):  # b has read the tree, not yet the file's bytes
         monkeypatch.setattr(check, "_keep", keep)
         a_ran.append(project.hook(project.tool_payload("PreToolUse", "Bash", write, "toolu_a")))
         a_ran.append(subprocess.run(["bash", "-c", write["command"]], cwd=project.root, capture_output=True, text=True))
         return keep(*args, **kwargs)
 
-    monkeypatch.setattr(check, "_keep", a_writes_first)
+    def a_ends_first(*args, **kwargs):  # b has kept the bytes (a's line in them)
+        if len(a_ran) < 2:  # a's own PreToolUse asking
+            return load(*args, **kwargs)
+        monkeypatch.setattr(ledger.Ledger, "load", load)
+        a_ran.append(project.after("toolu_a", write, a_ran[1]))
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(check, "_keep", a_writes)
+    if a_ends == "before b asks the ledger":
+        monkeypatch.setattr(ledger.Ledger, "load", a_ends_first)
     blocked, _, _ = project.hook(project.tool_payload("PreToolUse", "Bash", {"command": "true"}, "toolu_b"))
-    assert not blocked and a_ran and not a_ran[0][0], a_ran
-    assert project.after("toolu_a", write, a_ran[1])[0]  # a's own after-hook puts its line back
+    assert not blocked and not a_ran[0][0], a_ran
+    if a_ends == "after b":
+        a_ran.append(project.after("toolu_a", write, a_ran[1]))
+    assert a_ran[2][0]  # a's own after-hook put its line back
     assert state(project.root) == before
     project.after("toolu_b", {"command": "true"}, subprocess.run(["true"], capture_output=True, text=True))
     assert state(project.root) == before
