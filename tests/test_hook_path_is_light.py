@@ -86,7 +86,9 @@ def test_hook_claude_imports_no_heavy_module(tmp_path, warm):
 
 # what only some events need: each is imported by the gate whose event and matcher a call meets
 SHELL_READER = {"hookgate.pipeline.shell", "hookgate.pipeline.shell_lexer", "hookgate.pipeline.shell_programs",
-                "hookgate.pipeline.shell_writes", "hookgate.pipeline.self_protect", "hookgate.formats.apply_patch"}
+                "hookgate.pipeline.shell_writes", "hookgate.pipeline.self_protect"}
+# what the shell reader imports only for a command that needs it: a glob, `hookgate` named, a patch
+SHELL_ON_USE = {"glob", "shlex", "hookgate.formats.apply_patch"}
 SUBAGENT_CHECKS = {"hookgate.pipeline.subagent_stop", "hookgate.pipeline.reports", "hookgate.pipeline.report_checks",
                    "hookgate.pipeline.outcome", "hookgate.pipeline.completion", "hookgate.pipeline.diagnostics"}
 OTHER_EVENTS = {"hookgate.pipeline.assets", "hookgate.pipeline.stage_checks"}  # a Read; a stage completion
@@ -107,8 +109,15 @@ def test_a_cold_bash_call_imports_the_shell_reader_and_not_the_others(tmp_path, 
     imported = probe(tmp_path, warm.cold(), "Bash", {"command": "echo hi > src/a.gd"})
     assert SHELL_READER <= imported
     assert imported & (SUBAGENT_CHECKS | OTHER_EVENTS | HOOK_SOURCES) == set()
+    assert imported & SHELL_ON_USE == set()
     imported = probe(tmp_path, warm.cold(), "Bash", {"command": "ls"}, decision=None)  # and one it lets through
-    assert SHELL_READER <= imported and imported & (SUBAGENT_CHECKS | HOOK_SOURCES) == set()
+    assert SHELL_READER <= imported and imported & (SUBAGENT_CHECKS | HOOK_SOURCES | SHELL_ON_USE) == set()
+    # each on use: a glob that reaches a protected file is expanded, a patch's files read
+    (tmp_path / "src").mkdir(exist_ok=True)
+    (tmp_path / "src" / "a.gd").write_text("")
+    assert "glob" in probe(tmp_path, warm.cold(), "Bash", {"command": "sed -i s/a/b/ src/*.gd"})
+    patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: src/b.gd\n+x\n*** End Patch\nEOF"
+    assert "hookgate.formats.apply_patch" in probe(tmp_path, warm.cold(), "Bash", {"command": patch})
 
 
 # one cold call in-process, noting hookgate's annotations read from strings: msgspec builds a
@@ -156,11 +165,12 @@ def test_the_hook_path_decodes_with_annotations_it_need_not_compile(tmp_path, wa
 def test_a_cold_bash_call_loads_neither_openssl_nor_a_toml_reader(tmp_path, warm):
     """The effect check wraps a Bash call under a role: it names its kept copies by SHA-256 (hashlib
     would load OpenSSL) and asks the capability tables (TOML) which after-events the runtime sends.
-    Once hookgate's cache holds that answer (the first call fills it), a cold call needs neither."""
+    Once hookgate's cache holds that answer (the first call fills it), a cold call needs neither;
+    nor the change feed, which only a process living across calls keeps."""
     probe(tmp_path, warm.cold(), "Bash", {"command": "ls"}, decision=None, tool_use_id="t1")
     imported = probe(tmp_path, warm.cold(), "Bash", {"command": "ls"}, decision=None, tool_use_id="t2")
     assert {"hookgate.effect.after", "hookgate.effect.check", "hookgate.digest"} <= imported  # the check ran
-    assert imported & {"hashlib", "_hashlib", "tomllib"} == set()
+    assert imported & {"hashlib", "_hashlib", "tomllib", "hookgate.effect.feed"} == set()
     kept = list((warm.home / ".local" / "state" / "hookgate" / "effect").glob("*/calls/*.msgpack"))
     assert kept  # and it kept the call's reading, under a digest's name
 
@@ -191,7 +201,7 @@ def test_the_warm_core_imports_once_what_a_cold_call_defers(tmp_path):
     done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "project"), str(tmp_path / "scratch")],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    deferred = SHELL_READER | SUBAGENT_CHECKS | OTHER_EVENTS | HOOK_SOURCES
+    deferred = SHELL_READER | SHELL_ON_USE | SUBAGENT_CHECKS | OTHER_EVENTS | HOOK_SOURCES
     assert deferred - set(json.loads(done.stdout.splitlines()[-1])) == set()
 
 

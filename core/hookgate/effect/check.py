@@ -9,6 +9,7 @@ OpenCode core) alike.
 
 import os
 import stat
+import sys
 import time
 from typing import NamedTuple
 
@@ -20,7 +21,6 @@ from ..paths import below, resolved
 from . import ledger
 from .protection import Agent, Protection, agent_of, protection_for
 from .store import Store, StoreError, store_for
-from .feed import for_root
 from .tree import Dir, File, Index, Reading, Skip, file_sig, protected_paths, read
 
 
@@ -108,7 +108,10 @@ def _reading(index: Index, root: str, now: int, protection: Protection, skip: Sk
     the new reading is as of ("": none). The token is taken before any lstat, so a change made
     while the tree is read is in the next reading's touched paths; what is read here for the
     first time is watched after."""
-    feed = for_root(root) if follow else None
+    # A process that keeps feeds imported the module to say so (feed.enable / feed.use_core): a cold
+    # hook process, which has none, does not import it.
+    feeds = sys.modules.get(f"{__package__}.feed") if follow else None
+    feed = feeds.for_root(root) if feeds is not None else None
     if feed is None:
         return read(index, root, now, protection, skip), ""
     mark = f"{index.key}:{index.t}"

@@ -16,6 +16,10 @@ if TYPE_CHECKING:
     from ..store.project import Project
 
 
+# what the pack's modules import inside the function that needs it (most calls need none of it)
+ON_USE = ("glob", "shlex", "hookgate.formats.apply_patch")
+
+
 def gates(config: "Config", project: "Project | None") -> "tuple[Gate, ...]":
     return GATES
 
@@ -31,6 +35,8 @@ def preload() -> None:
 
     for module in iter_modules(__path__):
         import_module(f"{__name__}.{module.name}")
+    for name in ON_USE:
+        import_module(name)
     for check in (*(g.check for g in GATES), *(o.observe for o in OBSERVERS)):
         if isinstance(check, Lazy):
             check.resolve()

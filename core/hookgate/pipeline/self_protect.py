@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from typing import Iterable, Iterator
 
 from ..engine.context import Context
@@ -88,6 +87,8 @@ def _name(word: str) -> str:
 
 
 def _simple_commands(command: str) -> Iterable[list[str]]:
+    import shlex  # on use: only a command that names hookgate is read
+
     command = _LOOKUP.sub("hookgate", command).replace("\n", ";")
     lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()")
     lexer.whitespace_split = True

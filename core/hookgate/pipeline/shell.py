@@ -13,7 +13,6 @@ reader cannot read at all). An unknown target is never taken as harmless: shell_
 decides what to do with it.
 """
 
-import glob as globbing
 import os
 import re
 from itertools import product
@@ -168,6 +167,8 @@ def _glob(chunks: list[tuple[str, bool]], state: _State) -> list[Word]:
     text = "".join(t for t, _ in chunks)
     if not any(g and re.search(r"[*?\[]", t) for t, g in chunks):
         return [Word(text, True)]
+    import glob as globbing  # on use: most commands name no glob
+
     pattern = "".join(t if g else globbing.escape(t) for t, g in chunks)
     if not os.path.isabs(pattern):
         if state.cwd is None:

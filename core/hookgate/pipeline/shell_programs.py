@@ -21,7 +21,6 @@ import re
 from typing import TYPE_CHECKING, Callable
 
 from ..config.load import STATE_TOKEN as STATE_FOLDER
-from ..formats.apply_patch import touched_files
 from .shell_lexer import Word
 
 if TYPE_CHECKING:
@@ -480,6 +479,8 @@ def _dd(name: str, args: list[Word], call: "Call") -> None:
 
 
 def _apply_patch(name: str, args: list[Word], call: "Call") -> None:
+    from ..formats.apply_patch import touched_files  # on use: few commands are patches
+
     texts = [a.text for a in args if a.literal] + [d.body for d in call.stdin]
     for text in texts:
         for path in touched_files(text):
