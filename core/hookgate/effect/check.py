@@ -74,8 +74,8 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     # which its own after-event puts back; taken as this call's starting state, this call's
     # after-event would put it back again. The call starts from the latest reading instead (on a
     # first reading, the one the running call saved before it began).
-    if moved and not ((changed or gone) and ledger.Ledger.load(store, ctx.config.effect.ledger_seconds)
-                      .ran_since(now, call) and (index.t or store.load_index(protection.key) is not None)):
+    another_ran = bool(changed or gone) and ledger.Ledger.load(store, ctx.config.effect.ledger_seconds).ran_since(now, call)
+    if moved and not (another_ran and (index.t or store.load_index(protection.key) is not None)):
         store.save_index(Index(key=protection.key, t=now, agent=tuple(agent), dirs=dirs, files=files, feed=token),  # type: ignore[arg-type]
                          call=call)
     else:
