@@ -444,3 +444,43 @@ def test_a_reading_whose_bytes_are_read_while_another_call_writes_is_not_kept(tm
     assert state(project.root) == before
     project.after("toolu_b", {"command": "true"}, subprocess.run(["true"], capture_output=True, text=True))
     assert state(project.root) == before
+
+
+SAVE_FOREVER = """
+import sys
+from pathlib import Path
+from hookgate.effect.store import Store
+from hookgate.effect.tree import Index
+store, t = Store(Path(sys.argv[1])), 1
+print("saving", flush=True)
+while True:
+    t += 1
+    store.save_index(Index(key="k", t=t))
+"""
+
+
+def test_a_call_links_the_latest_reading_while_another_process_saves_one(tmp_path):
+    """link(2) fails with ENOENT when another process's save renames a new index over the path
+    between its lookup and the link. Under eight sessions at once that refused a PreToolUse (the
+    snapshot fails closed). Linking while another process saves as fast as it can: every link
+    lands, on a reading; a store with no index at all still says so."""
+    import sys
+    import time
+
+    from hookgate.effect.store import Store
+
+    store = Store(tmp_path / "effect")
+    with pytest.raises(FileNotFoundError):
+        store.link_call("k", "s/none")
+    saver = subprocess.Popen([sys.executable, "-c", SAVE_FOREVER, str(store.dir)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert saver.stdout.readline() == "saving\n"
+        links, deadline = 0, time.monotonic() + 3
+        while time.monotonic() < deadline:
+            links += 1
+            store.link_call("k", f"s/c{links}")
+            assert store.take(f"s/c{links}").key == "k"
+    finally:
+        saver.kill()
+        saver.wait()
+    assert links > 300  # the loop ran (the old link failed within a few hundred)

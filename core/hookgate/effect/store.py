@@ -47,6 +47,7 @@ HEADER = len(MAGIC) + TAG_BYTES
 _read: dict[bytes, Index] = {}
 MAX_READ = 16
 STALE_CALL_SECONDS = 86_400
+LINK_TRIES = 8  # links of the latest index that a concurrent save may race (link_call)
 
 
 class StoreError(Exception):
@@ -139,7 +140,16 @@ class Store:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         tmp.unlink(missing_ok=True)
-        os.link(self.index_path(key), tmp)
+        for attempt in range(LINK_TRIES):
+            try:
+                os.link(self.index_path(key), tmp)
+                break
+            except FileNotFoundError:
+                # link(2) fails so when another process's save renames a new index over the path
+                # between the lookup and the link (the inode found has no name left); the path
+                # names the new index at once. Only a path that names none fails every time.
+                if attempt == LINK_TRIES - 1:
+                    raise
         os.replace(tmp, target)
 
     def has_call(self, call: str) -> bool:
