@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUNTIMES := parity-tests/runtimes
 
-.PHONY: demo test unit real bench runtimes venv chromium clean js js-test js-build
+.PHONY: demo test unit real bench runtimes venv chromium strace clean js js-test js-build
 
 demo: venv                      ## the main job: a scripted pipeline session, gates firing
 	$(BIN)/hookgate demo
 
-test: venv runtimes chromium js-test  ## the whole suite: unit tests, the plugin's tests, both parity tiers
+test: venv runtimes chromium strace js-test  ## the whole suite: unit tests, the plugin's tests, both parity tiers
 	$(BIN)/python -m pytest
 
 unit: venv                      ## fast tests only (no real runtime binaries, no slow suite)
@@ -36,6 +36,9 @@ $(RUNTIMES)/node_modules/.installed: $(RUNTIMES)/package.json $(RUNTIMES)/packag
 
 chromium:                       ## Debian's Chromium, to check that the parity page renders
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+
+strace:                         ## Debian's strace, to check that the benchmark's syscall floor makes hookgate's calls
+	command -v strace >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace)
 
 js: node_modules/.installed
 

@@ -430,10 +430,17 @@ def stdin_lines(hook: dict, extra_ratios: dict[str, float] | None = None) -> lis
 def engine_lines(engine: dict, completion: dict | None = None) -> list[str]:
     lines = ["", f"in-process decisions per second, median of interleaved rounds [>= {MIN_DECISIONS_PER_SECOND:,}/s]"]
     rates = engine["per_second"]
+    floors = engine["floors"]  # decision -> the row of its system calls alone
     for name, rate in rates.items():
-        verdict = "" if name == "bare call" else \
-            f"  ({rates['bare call'] / rate:5.1f}x a bare call) [{'met' if rate >= MIN_DECISIONS_PER_SECOND else 'MISSED'}]"
+        if name == "bare call":
+            verdict = ""
+        elif name in floors.values():
+            verdict = f"  ({rates['bare call'] / rate:5.1f}x a bare call) [the same system calls, no engine]"
+        else:
+            verdict = f"  ({rates['bare call'] / rate:5.1f}x a bare call) [{'met' if rate >= MIN_DECISIONS_PER_SECOND else 'MISSED'}]"
         lines.append(f"  {name:<44} {rate:10,.0f}/s{verdict}")
+    for name, floor in floors.items():
+        lines.append(f"  {name.removeprefix('PreToolUse ') + ' / its calls alone':<44} {rates[floor] / rates[name]:10.2f}x")
     for name, rate in (completion or {}).get("per_second", {}).items():
         lines.append(f"  {'Stop (completion gate), ' + name:<44} {rate:10,.0f}/s")
     return lines

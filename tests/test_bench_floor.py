@@ -1,0 +1,77 @@
+"""`make bench` sets each role-judged Write decision beside its system calls alone
+(benchmarks/inprocess.py, `syscall_floor`), the floor under any engine written in Python. That row
+is only a floor while it makes the calls hookgate makes: both are traced here, call by call."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TRACED = r"""
+import os, sys, tempfile
+from pathlib import Path
+sys.path.insert(0, BENCHMARKS)
+import inprocess
+root = Path(tempfile.mkdtemp(dir=TMP))
+inprocess.project(root)
+for written, noted in (("docs/notes.md", True), ("src/player.gd", False)):
+    path = str(root / written)
+    decide, _ = inprocess.decider(root, {"hook_event_name": "PreToolUse", "tool_name": "Write",
+                                         "tool_input": {"file_path": path, "content": "x"}})
+    floor = inprocess.syscall_floor(root, path, noted)
+    decide()  # the session's first decision notes the role's owner, as the bench's does
+    inprocess.settled()
+    for name, fn in (("hookgate", decide), ("floor", floor)):
+        fn()  # first-use work (the ledger's descriptor) is not what is compared
+        os.write(2, f"BEGIN {written} {name}\n".encode())
+        fn()
+        os.write(2, b"END\n")
+"""
+
+# a traced line: the call's name and, when it names a file, that file's last component (fd
+# numbers and process ids vary from run to run)
+_CALL = re.compile(r'^(?:\d+ +)?(\w+)\((?:AT_FDCWD, )?(?:"([^"]*)")?')
+
+
+def calls(lines: list[str]) -> list[tuple[str, str]]:
+    found = []
+    for line in lines:
+        match = _CALL.match(line)
+        assert match, line
+        name, path = match.group(1), match.group(2) or ""
+        found.append((name, re.sub(r"\d+$", "N", os.path.basename(path))))
+    return found
+
+
+@pytest.mark.slow
+def test_the_floor_makes_the_calls_a_decision_makes(tmp_path):
+    assert shutil.which("strace"), "strace is missing: `make strace` installs Debian's (`make test` does)"
+    log = tmp_path / "trace"
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    script = f"BENCHMARKS = {str(ROOT / 'benchmarks')!r}\nTMP = {str(tmp_path)!r}\n" + TRACED
+    done = subprocess.run(["strace", "-o", str(log), sys.executable, "-c", script], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    sections: dict[str, list[str]] = {}
+    current = None
+    for line in log.read_text().splitlines():
+        if "BEGIN " in line and line.split("(", 1)[0].endswith("write"):
+            current = re.search(r"BEGIN ([^ ]+ \w+)", line).group(1)
+            sections[current] = []
+        elif current and "END\\n" in line and line.split("(", 1)[0].endswith("write"):
+            current = None
+        elif current:
+            sections[current].append(line)
+    assert len(sections) == 4, sorted(sections)
+    for written in ("docs/notes.md", "src/player.gd"):
+        made, floor = calls(sections[f"{written} hookgate"]), calls(sections[f"{written} floor"])
+        assert made == floor, f"{written}: hookgate {made}\nfloor {floor}"
+    allowed = calls(sections["docs/notes.md hookgate"])
+    assert ("write", "") in allowed and ("flock", "") in allowed  # the ledger's note of an allowed write
+    assert not any(name in ("write", "flock") for name, _ in calls(sections["src/player.gd hookgate"]))
