@@ -14,6 +14,8 @@ import pytest
 from warm_support import Warm, warm  # noqa: F401 (a fixture)
 from wheel_support import installed_wheel
 
+ROOT = Path(__file__).resolve().parents[1]
+
 HEAVY = {"asyncio", "watchfiles", "concurrent", "multiprocessing", "argparse", "subprocess", "http", "email",
          "urllib", "xml", "sqlite3", "ssl", "hookgate.rpc", "hookgate.cli.install", "hookgate.cli.demo"}
 
@@ -379,6 +381,7 @@ def test_the_registered_cold_path_finds_its_packages(wheel_hookgate: Path, tmp_p
     answer, modules, _ = run_registered(command, payload, tmp_path, env, importtime=True)
     assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert {"msgspec", "hookgate.stdin"} <= modules and "site" not in modules
+    assert "pathlib" in modules and {"urllib.parse", "ipaddress"} & modules == set()  # hookgate.startup
 
     site_packages = next(wheel_hookgate.parent.parent.glob("lib/python*/site-packages"))
     extra = tmp_path / "extra"
@@ -522,3 +525,45 @@ def test_the_real_claude_code_runs_the_site_less_registration(wheel_hookgate: Pa
         assert answered and int(answered.group(1)) >= 3, "the second session's calls went to the warm core"
     finally:
         subprocess.run([str(wheel_hookgate), "warm", "stop"], cwd=work, env=env, capture_output=True, timeout=60)
+
+
+# -- pathlib without urllib.parse (hookgate.startup.import_pathlib_lightly) ------------------------
+
+LIGHTLY = r"""
+import json, sys
+from hookgate.startup import import_pathlib_lightly
+import_pathlib_lightly()
+import pathlib
+loaded = {"pathlib": pathlib.__file__, "urllib.parse": "urllib.parse" in sys.modules}
+if sys.argv[1] == "import":  # something imports urllib.parse after pathlib: the real module
+    import urllib.parse
+    loaded["urlsplit"] = urllib.parse.urlsplit("http://h/p").path
+loaded["uri"] = pathlib.Path("/a b/c").as_uri()
+loaded["real"] = hasattr(sys.modules["urllib.parse"], "urlsplit")
+print(json.dumps(loaded))
+"""
+
+
+@pytest.mark.parametrize("then", ["as_uri", "import"])
+def test_pathlib_loads_without_urllib_and_as_uri_still_works(tmp_path: Path, then: str) -> None:
+    done = subprocess.run([sys.executable, "-S", "-c", LIGHTLY, then], capture_output=True, text=True, timeout=60,
+                          env={"PYTHONPATH": str(ROOT / "core")}, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout)
+    assert loaded["urllib.parse"] is False  # pathlib is in, urllib.parse is not
+    assert loaded["uri"] == "file:///a%20b/c" and loaded["real"] is True
+    assert loaded.get("urlsplit", "/p") == "/p"
+
+
+def test_a_pathlib_that_wants_more_of_urllib_is_imported_the_plain_way(tmp_path: Path) -> None:
+    """Should a Python's pathlib take another name of urllib.parse, the stand-in cannot give it:
+    pathlib is then imported as usual (here a pathlib that does, first on the path)."""
+    (tmp_path / "pathlib.py").write_text("from urllib.parse import quote_from_bytes, urlsplit\n"
+                                         "def as_uri(): return urlsplit('file:///x').path\n")
+    probe = ("import sys\nsys.path.insert(0, sys.argv[1])\n"
+             "from hookgate.startup import import_pathlib_lightly\nimport_pathlib_lightly()\n"
+             "import pathlib\nprint(pathlib.__file__, pathlib.as_uri(), hasattr(sys.modules['urllib.parse'], 'urlsplit'))")
+    done = subprocess.run([sys.executable, "-S", "-c", probe, str(tmp_path)], capture_output=True, text=True,
+                          timeout=60, env={"PYTHONPATH": str(ROOT / "core")}, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(tmp_path / "pathlib.py"), "/x", "True"]

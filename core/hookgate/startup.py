@@ -2,7 +2,8 @@
 site-packages it was installed into on sys.path, which holds hookgate and, in the usual install,
 msgspec. That is all a decision of hookgate's own gates needs; what may need more asks for the
 sys.path a plain start has first: a project's Python policies, which may import anything
-(hookgate.python_hooks.load), and a decision whose msgspec lives elsewhere (hookgate.cli.hook)."""
+(hookgate.python_hooks.load), and a decision whose msgspec lives elsewhere (hookgate.cli.hook).
+A decision made in that process also imports pathlib without what it needs for URIs alone."""
 
 import sys
 
@@ -13,3 +14,34 @@ def complete_sys_path() -> None:
         import site
 
         site.main()
+
+
+def import_pathlib_lightly() -> None:
+    """Import pathlib without urllib.parse, for an in-process decision.
+
+    Before Python 3.14, pathlib imports urllib.parse (and through it ipaddress) when it loads,
+    for Path.as_uri alone (bpo-33440 proposed deferring it; 3.14 does): measured here, 4-5 ms of
+    a cold hook process, next to a 53 ms msgspec import, for a method no gate calls. pathlib is
+    imported with a stand-in that holds the one name it takes, which imports the real module
+    the first time it is called. The stand-in is gone from sys.modules once pathlib is loaded, so
+    anything that imports urllib.parse later gets the real module; a pathlib that wants more of
+    it than that name is imported the plain way."""
+    if "pathlib" in sys.modules or "urllib.parse" in sys.modules:
+        return
+
+    def quote_from_bytes(*args: object, **kwargs: object) -> str:
+        from urllib.parse import quote_from_bytes as real
+
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    stand_in = type(sys)("urllib.parse")
+    stand_in.quote_from_bytes = quote_from_bytes  # type: ignore[attr-defined]
+    sys.modules["urllib.parse"] = stand_in
+    try:
+        import pathlib  # noqa: F401
+    except ImportError:
+        pass
+    finally:
+        if sys.modules.get("urllib.parse") is stand_in:
+            del sys.modules["urllib.parse"]
+    import pathlib  # noqa: F401,F811 (loaded above, or the plain way if the stand-in was not enough)

@@ -46,6 +46,9 @@ def main(args: list[str]) -> int:
         stdout, stderr, code = warm
     else:
         _find_msgspec()
+        from hookgate.startup import import_pathlib_lightly
+
+        import_pathlib_lightly()
         from hookgate.stdin import evaluate
 
         stdout, stderr, code = evaluate(runtime, raw, event_hint)
