@@ -552,7 +552,8 @@ def test_pathlib_loads_without_urllib_and_as_uri_still_works(tmp_path: Path, the
     loaded = json.loads(done.stdout)
     assert loaded["urllib.parse"] is False  # pathlib is in, urllib.parse is not
     assert loaded["uri"] == "file:///a%20b/c" and loaded["real"] is True
-    assert loaded.get("urlsplit", "/p") == "/p"
+    if then == "import":
+        assert loaded["urlsplit"] == "/p"
 
 
 def test_a_pathlib_that_wants_more_of_urllib_is_imported_the_plain_way(tmp_path: Path) -> None:
