@@ -432,12 +432,11 @@ def engine_lines(engine: dict, completion: dict | None = None) -> list[str]:
     rates = engine["per_second"]
     floors = engine["floors"]  # decision -> the row of its system calls alone
     for name, rate in rates.items():
-        if name == "bare call":
-            verdict = ""
-        elif name in floors.values():
-            verdict = f"  ({rates['bare call'] / rate:5.1f}x a bare call) [the same system calls, no engine]"
-        else:
-            verdict = f"  ({rates['bare call'] / rate:5.1f}x a bare call) [{'met' if rate >= MIN_DECISIONS_PER_SECOND else 'MISSED'}]"
+        verdict = ""
+        if name != "bare call":
+            mark = "the same system calls, no engine" if name in floors.values() else \
+                "met" if rate >= MIN_DECISIONS_PER_SECOND else "MISSED"
+            verdict = f"  ({rates['bare call'] / rate:5.1f}x a bare call) [{mark}]"
         lines.append(f"  {name:<44} {rate:10,.0f}/s{verdict}")
     for name, floor in floors.items():
         lines.append(f"  {name.removeprefix('PreToolUse ') + ' / its calls alone':<44} {rates[floor] / rates[name]:10.2f}x")
