@@ -3,6 +3,7 @@ nothing but frames, and shutdown."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import time
 from pathlib import Path
@@ -40,10 +41,30 @@ def test_evaluate_answers_with_the_tagged_verdict_and_records_metrics(core: Core
     assert "Build role cannot write game code directly (player.gd)" in blocked["reason"]
     allowed = core.evaluate(pre_write(root, "notes.txt"))
     assert allowed["kind"] == "allow"
+    assert core.request("ping")["result"] is None  # answered once the records of every call before it are written
     records = (root / ".hookgate" / "sessions" / "s1" / "metrics.jsonl").read_text().splitlines()
     events = [json.loads(line)["event"] for line in records]
     assert events.count("file_write") == 2 and "hook_block" in events
     assert all(json.loads(line)["runtime"] == "opencode" for line in records)
+
+
+def test_the_answer_does_not_wait_for_the_records_and_the_next_one_does(core: Core, root: Path):
+    """A decision's records are written after its answer, before the next frame is read: shown
+    by holding the session log's lock, which the core's append then waits for."""
+    core.initialize()
+    core.evaluate(pre_write(root, "notes.txt"))
+    core.request("ping")  # a later answer: the first call's records are written
+    log = root / ".hookgate" / "sessions" / "s1" / "metrics.jsonl"
+    with open(log, "ab") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        blocked = core.answer(core.send("evaluate", {"event": pre_write(root, "src/player.gd")}), timeout=10)
+        assert blocked["result"]["kind"] == "block"  # answered while its records wait for the lock
+        later = core.send("ping")
+        time.sleep(0.3)
+        assert not core.answered(later)  # the loop is still writing the block's records
+        assert "hook_block" not in log.read_text()
+    assert core.answer(later)["result"] is None
+    assert "hook_block" in log.read_text()
 
 
 def test_evaluate_before_initialize_is_refused(core: Core, root: Path):
@@ -100,6 +121,7 @@ def test_many_requests_in_flight_are_all_answered(core: Core, root: Path):
     core.send_raw(frames)
     kinds = {i: core.answer(f"m{i}")["result"]["kind"] for i in range(200)}
     assert all(kinds[i] == ("block" if i % 2 else "allow") for i in range(200))
+    core.request("ping")
     total = sum(len((root / ".hookgate" / "sessions" / f"s{s}" / "metrics.jsonl").read_text().splitlines()) for s in range(5))
     assert total == 200 + 100  # a file_write each, a hook_block for each .gd
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
@@ -92,8 +93,10 @@ def load_policy(cwd: str | None, env: Mapping[str, str] = os.environ, root: Path
 DECISION_LISTENERS: list[Callable[[Sequence[Event], list[Decision], Verdict, float], Any]] = []
 
 
-def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decision], Context]:
-    """Evaluate the events of one call (a Codex patch is one event per file) as one decision."""
+def judge(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decision], Context, Callable[[], None]]:
+    """Evaluate the events of one call (a Codex patch is one event per file) as one decision.
+    The call's records are made, not written: the last item writes them, when the caller chooses
+    (`decide`: at once; the OpenCode core: once the answer is sent)."""
     started = time.perf_counter()
     session = policy.project.session(events[0].session_id)
     ctx = Context(project=policy.project, session=session, config=policy.config)
@@ -101,7 +104,7 @@ def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decis
         decisions = [policy.engine.fail(events[0].name, policy.error, ctx)]
     else:
         decisions = [policy.engine.evaluate(event, ctx) for event in events]
-    flush(ctx, session, events[0], decision_records(ctx, events[: len(decisions)], decisions))
+    records = decision_records(ctx, events[: len(decisions)], decisions)
     verdict = combine(d.verdict for d in decisions)
     if isinstance(verdict, Refusal) and verdict.refuses and policy.config.explain.hint:
         verdict = msgspec.structs.replace(verdict, message=_with_hint(verdict.message, events[0]))
@@ -110,6 +113,14 @@ def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decis
             listener(events, decisions, verdict, time.perf_counter() - started)
         except Exception:  # an exporter can never change or fail a decision
             pass
+    return verdict, decisions, ctx, partial(flush, ctx, session, events[0], records)
+
+
+def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decision], Context]:
+    """`judge`, with the call's records written before it returns (the stdin path: its process
+    leaves once it has answered)."""
+    verdict, decisions, ctx, write = judge(policy, events)
+    write()
     return verdict, decisions, ctx
 
 

@@ -21,8 +21,10 @@ const [directory, ...command] = process.argv.slice(2)
 // last of them has been answered
 const inflight = new Set()
 let events = []
+let core = null // the plugin's client of the core
 const evaluate = CoreClient.prototype.evaluate
 CoreClient.prototype.evaluate = function (event) {
+  core = this
   events.push(event)
   const answer = evaluate.call(this, event)
   inflight.add(answer)
@@ -40,6 +42,9 @@ async function settled() {
     }
     await new Promise((resolve) => setImmediate(resolve)) // what an answer set off (a client call)
   }
+  // the core writes a decision's records just after its answer: a ping is answered once they are
+  // written (sent only to a running core: a sync never starts one)
+  if (core?.child?.running) await core.send(core.child, "ping", undefined, { at: Date.now() + 10000, budgetMs: 10000 }).catch(() => {})
 }
 
 const messages = {}

@@ -22,6 +22,12 @@ const metrics = (root, session) => {
   const file = path.join(root, ".hookgate", "sessions", session, "metrics.jsonl")
   return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []
 }
+// The core writes a decision's records just after its answer, before it reads the next frame:
+// wait for the record of the last call a check reads (those of the calls before it are written by then).
+const recorded = async (root, session, last) => {
+  await until(() => metrics(root, session).some(last))
+  return metrics(root, session)
+}
 
 async function plugin(root, client, options = {}) {
   return HookgatePlugin({ client, directory: root, worktree: root, project: {} }, { command: realCore(), ...options })
@@ -35,7 +41,7 @@ test("a forbidden write throws the reason; an allowed one goes through; records 
     hooks["tool.execute.before"]({ tool: "write", sessionID: "ses_a", callID: "c1" }, { args: { filePath: path.join(root, "src/player.gd"), content: "" } }),
     /Build role cannot write game code directly \(player\.gd\)/)
   await hooks["tool.execute.before"]({ tool: "write", sessionID: "ses_a", callID: "c2" }, { args: { filePath: path.join(root, "notes.txt"), content: "" } })
-  const records = metrics(root, "ses_a")
+  const records = await recorded(root, "ses_a", (r) => r.event === "file_write" && r.file === "notes.txt")
   assert.ok(records.some((r) => r.event === "file_write" && r.file === "notes.txt" && r.runtime === "opencode"))
   assert.ok(records.some((r) => r.event === "hook_block" && r.gate === "check_file_permissions"))
   await hooks.dispose()
@@ -50,6 +56,7 @@ test("a subagent's write of MEMORY.md is blocked through the session map", async
   await assert.rejects(hooks["tool.execute.before"](memory, { args: { filePath: path.join(root, "MEMORY.md"), content: "x" } }), /MEMORY\.md/)
   // the same write by the main agent is not a subagent's: the build role allows it
   await hooks["tool.execute.before"]({ ...memory, sessionID: "ses_main" }, { args: { filePath: path.join(root, "MEMORY.md"), content: "x" } })
+  await recorded(root, "ses_main", (r) => r.event === "file_write" && r.agent_id === "main")
   const starts = metrics(root, "ses_main").filter((r) => r.event === "subagent_start")
   assert.deepEqual(starts.map((s) => [s.agent_id, s.agent_type]), [["ses_child", "general"]])
   const writes = metrics(root, "ses_main").filter((r) => r.event === "file_write")
@@ -77,12 +84,12 @@ test("the completion gate holds the final text by queueing its reason; the next 
   assert.match(held[0].args.body.parts[0].text, /Cannot finish build yet[\s\S]*0 verifiers/)
   // OpenCode passes the queued message through chat.message: it is not a user prompt
   await hooks["chat.message"]({ sessionID: "ses_lead" }, { message: { id: "msg_hold" }, parts: held[0].args.body.parts })
-  assert.equal(metrics(root, "ses_lead").filter((r) => r.hook_event === "UserPromptSubmit").length, 0)
   await hooks["experimental.text.complete"]({ sessionID: "ses_lead", messageID: "msg_final", partID: "p" }, { text: "All done." })
   assert.equal(client.calls.filter((c) => c.name === "session.prompt").length, 2)
+  await hooks.dispose() // the core's shutdown: every record is written
+  assert.equal(metrics(root, "ses_lead").filter((r) => r.hook_event === "UserPromptSubmit").length, 0)
   const blocks = metrics(root, "ses_lead").filter((r) => r.event === "hook_block" && r.gate === "check_completion")
   assert.equal(blocks.length, 2)
-  await hooks.dispose()
 })
 
 test("a text beside a tool call is not the end of the turn", async () => {
@@ -90,9 +97,9 @@ test("a text beside a tool call is not the end of the turn", async () => {
   const client = fakeClient({ messages: { m: { info: {}, parts: [{ type: "text", text: "let me" }, { type: "tool", tool: "bash" }] } } })
   const hooks = await plugin(root, client)
   await hooks["experimental.text.complete"]({ sessionID: "s", messageID: "m", partID: "p" }, { text: "let me" })
+  await hooks.dispose() // the core's shutdown: every record is written
   assert.equal(metrics(root, "s").filter((r) => r.hook_event === "Stop").length, 0)
   assert.equal(client.calls.filter((c) => c.name === "session.prompt").length, 0)
-  await hooks.dispose()
 })
 
 test("a permission request a gate refuses is answered reject through the client", async () => {
@@ -271,7 +278,7 @@ test("a call that failed (tool part in state error) is its after-event: what it 
   const note = client.calls.find((c) => c.name === "session.prompt").args.body
   assert.equal(note.noReply, true)
   assert.match(note.parts[0].text, /put back files this call may not change[\s\S]*src\/player\.gd was changed/)
-  const reverted = metrics(root, "ses_e").filter((r) => r.event === "write_reverted")
+  const reverted = (await recorded(root, "ses_e", (r) => r.event === "write_reverted")).filter((r) => r.event === "write_reverted")
   assert.deepEqual(reverted.map((r) => [r.path, r.hook_event, r.command]), [["src/player.gd", "PostToolUseFailure", command]])
   await hooks.dispose()
 })
