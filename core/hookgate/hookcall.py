@@ -23,7 +23,7 @@ from .errors import ConfigError, PayloadError
 from .model.events import Event
 from .model.verdicts import Ask, Modify, Refusal, Retry, Verdict, combine
 from .engine_builder import build_engine
-from .recording import decision_records
+from .recording import decision_records, what_it_saw
 from .store.pin import governing_root
 from .store.project import Project
 from .store.session import SessionStore, stamp
@@ -95,8 +95,9 @@ DECISION_LISTENERS: list[Callable[[Sequence[Event], list[Decision], Verdict, flo
 
 def judge(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decision], Context, Callable[[], None]]:
     """Evaluate the events of one call (a Codex patch is one event per file) as one decision.
-    The call's records are made, not written: the last item writes them, when the caller chooses
-    (`decide`: at once; the OpenCode core: once the answer is sent)."""
+    The call's records are neither made nor written here: the last item does both, when the caller
+    chooses (`decide`: at once; the OpenCode core: once the answer is sent), from what the decision
+    saw as it was made."""
     started = time.perf_counter()
     session = policy.project.session(events[0].session_id)
     ctx = Context(project=policy.project, session=session, config=policy.config)
@@ -104,7 +105,7 @@ def judge(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decisi
         decisions = [policy.engine.fail(events[0].name, policy.error, ctx)]
     else:
         decisions = [policy.engine.evaluate(event, ctx) for event in events]
-    records = decision_records(ctx, events[: len(decisions)], decisions)
+    saw = what_it_saw(ctx)
     verdict = combine(d.verdict for d in decisions)
     if isinstance(verdict, Refusal) and verdict.refuses and policy.config.explain.hint:
         verdict = msgspec.structs.replace(verdict, message=_with_hint(verdict.message, events[0]))
@@ -113,7 +114,7 @@ def judge(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decisi
             listener(events, decisions, verdict, time.perf_counter() - started)
         except Exception:  # an exporter can never change or fail a decision
             pass
-    return verdict, decisions, ctx, partial(flush, ctx, session, events[0], records)
+    return verdict, decisions, ctx, partial(_write_records, ctx, session, events[: len(decisions)], decisions, saw)
 
 
 def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decision], Context]:
@@ -122,6 +123,11 @@ def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decis
     verdict, decisions, ctx, write = judge(policy, events)
     write()
     return verdict, decisions, ctx
+
+
+def _write_records(ctx: Context, session: SessionStore, events: Sequence[Event], decisions: list[Decision],
+                   saw: tuple[str | None, int]) -> None:
+    flush(ctx, session, events[0], decision_records(ctx, events, decisions, saw))
 
 
 def _with_hint(message: str | None, event: Event) -> str:

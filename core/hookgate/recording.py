@@ -214,17 +214,23 @@ def decision_record(event: Any, decision: Any, *, role: str | None, stages: int,
     return record
 
 
-def decision_records(ctx: Any, events: Sequence[Any], decisions: Sequence[Any]) -> list[dict[str, Any]]:
+def what_it_saw(ctx: Any) -> tuple[str | None, int]:
+    """What a call's records say its decision saw: the active role and the stages completed,
+    read when it was made (its records may be made later: hookcall.judge)."""
+    return ctx.current_role(), len(ctx.project.stage_log())
+
+
+def decision_records(ctx: Any, events: Sequence[Any], decisions: Sequence[Any],
+                     saw: tuple[str | None, int]) -> list[dict[str, Any]]:
     """One `decision` record per evaluated event of a call, each with the metrics records the call
     noted (what explain needs: which hook denied, which handler, which paths). No timing here:
     the same calls leave the same files, warm or in-process; the OpenTelemetry span has it."""
-    project = ctx.project
-    role = ctx.current_role()
-    stages = len(project.stage_log())
+    role, stages = saw
+    root = str(ctx.project.root)
     noted = _Bounds().value([dict(r) for r in ctx.records], "records")
     out = []
     for part, (event, decision) in enumerate(zip(events, decisions)):
-        record = decision_record(event, decision, role=role, stages=stages, root=str(project.root), part=part,
+        record = decision_record(event, decision, role=role, stages=stages, root=root, part=part,
                                  parts=len(events))
         record["records"] = noted
         out.append({"event": "decision", **record})

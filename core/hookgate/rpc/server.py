@@ -23,10 +23,10 @@ time per decision and quadrupled its tail, and bought nothing: all of one OpenCo
 session). The price: a slow gate delays the events queued behind it, never past its own timeout.
 A line that is not a valid request gets its error response and the loop goes on.
 
-A decision's records (its session's metrics and decisions.jsonl, the lifetime log) are written
-after its answer is sent and before the next frame is read: the client waits for its verdict, not
-for the logs (0.93-0.96x the round trip through the plugin), and every decision still finds the
-records of all those before it. So any later answer (a ping's, a shutdown's) comes after the
+A decision's records (its session's metrics and decisions.jsonl, the lifetime log) are made and
+written after its answer is sent and before the next frame is read: the client waits for its
+verdict, not for the logs (0.93-0.96x the round trip through the plugin), and every decision finds
+the records of all those before it. So any later answer (a ping's, a shutdown's) comes after the
 records of the calls before it. A core killed in between loses those records, not the verdict.
 """
 
