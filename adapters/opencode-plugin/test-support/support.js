@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import path from "node:path"
 
@@ -13,6 +13,12 @@ export function realCore() {
   const script = path.join(REPO, ".venv", "bin", "hookgate")
   if (!existsSync(script)) throw new Error(`no hookgate at ${script}: run \`make venv\` (or set HOOKGATE_COMMAND)`)
   return [script, "serve", "--stdio"]
+}
+
+/** A session's metrics records as the core wrote them so far (none before its first). */
+export function metrics(root, session) {
+  const file = path.join(root, ".hookgate", "sessions", session, "metrics.jsonl")
+  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line)) : []
 }
 
 /** A stand-in for OpenCode's SDK client that records what the plugin asked of it. */

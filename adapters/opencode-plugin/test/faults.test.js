@@ -21,7 +21,7 @@ import { test } from "node:test"
 
 import { HookgatePlugin } from "../index.js"
 import { CoreClient, DEFAULT_TIMEOUT_MS } from "../lib/client.js"
-import { FAKE_CORE, fakeClient, realCore } from "../test-support/support.js"
+import { FAKE_CORE, fakeClient, metrics, realCore } from "../test-support/support.js"
 
 const SEED = Number(process.env.HOOKGATE_FAULT_SEED ?? 8)
 const LANES = 10
@@ -454,11 +454,6 @@ function realProject() {
   return root
 }
 
-const metricsLines = (root) => {
-  const file = path.join(root, ".hookgate", "sessions", "ses_real", "metrics.jsonl")
-  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map(JSON.parse) : []
-}
-
 const corePids = (client) => client.calls.filter((c) => c.name === "app.log")
   .map((c) => /hookgate core \S+ started \(pid (\d+)\)/.exec(c.args.body.message)?.[1]).filter(Boolean).map(Number)
 
@@ -510,7 +505,7 @@ test("the real core, killed with SIGKILL mid-session again and again, and stoppe
     }
     // killed while idle (its last decision's records written, just after the answer): once the
     // plugin has seen it go, the next call starts a new one
-    for (let i = 0; i < 200 && !metricsLines(root).some((r) => r.event === "file_write" && r.file === `notes${KILLS}.txt`); i++) await sleep(20)
+    for (let i = 0; i < 200 && !metrics(root, "ses_real").some((r) => r.event === "file_write" && r.file === `notes${KILLS}.txt`); i++) await sleep(20)
     const seen = restarts()
     process.kill(corePids(client).at(-1), "SIGKILL")
     for (let i = 0; i < 200 && restarts() === seen; i++) await sleep(20)
@@ -518,9 +513,9 @@ test("the real core, killed with SIGKILL mid-session again and again, and stoppe
     assert.ok(client.calls.some((c) => c.name === "tui.showToast" && /could not decide this PostToolUse \(the core exited \(signal SIGKILL\)\); no gate on it fails closed, so it goes ahead/.test(c.args.body.message)))
     const pids = corePids(client)
     assert.equal(new Set(pids).size, KILLS + 2)
-    const blocks = () => metricsLines(root).filter((r) => r.event === "hook_block" && r.gate === "check_file_permissions")
+    const blocks = () => metrics(root, "ses_real").filter((r) => r.event === "hook_block" && r.gate === "check_file_permissions")
     for (let i = 0; i < 200 && blocks().length < KILLS + 2; i++) await sleep(20) // the last one is written just after its answer
-    const records = metricsLines(root)
+    const records = metrics(root, "ses_real")
     // every decision after a restart was the real core's: the blocks and the allowed writes were recorded
     assert.equal(records.filter((r) => r.event === "hook_block" && r.gate === "check_file_permissions").length, KILLS + 2)
     assert.equal(records.filter((r) => r.event === "file_write" && /^notes\d+\.txt$/.test(r.file)).length, KILLS)

@@ -8,7 +8,7 @@ import { test } from "node:test"
 import { execFileSync } from "node:child_process"
 
 import { HookgatePlugin } from "../index.js"
-import { FAKE_CORE, fakeClient, realCore } from "../test-support/support.js"
+import { FAKE_CORE, fakeClient, metrics, realCore } from "../test-support/support.js"
 
 function project(role = "build") {
   const root = mkdtempSync(path.join(os.tmpdir(), "hookgate-plugin-"))
@@ -18,10 +18,6 @@ function project(role = "build") {
 }
 
 const created = (id, extra = {}) => ({ event: { type: "session.created", properties: { sessionID: id, info: { id, title: "t", ...extra } } } })
-const metrics = (root, session) => {
-  const file = path.join(root, ".hookgate", "sessions", session, "metrics.jsonl")
-  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []
-}
 // The core writes a decision's records just after its answer, before it reads the next frame:
 // wait for the record of the last call a check reads (those of the calls before it are written by then).
 const recorded = async (root, session, last) => {
