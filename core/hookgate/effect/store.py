@@ -4,7 +4,8 @@ manifest), a copy of each protected file's bytes, and the ledger of writes hookg
 
     <state dir>/effect/index-<key>.msgpack   the latest reading for one protection (a tag, then msgpack)
     <state dir>/effect/calls/<call>.msgpack  the reading a call started from (a hard link to the
-                                             index written before it: no copy)
+                                             index written before it; a copy when a concurrent
+                                             save races the link)
     <state dir>/effect/blobs/<sha256>        file bytes, named by their digest, written once
     <state dir>/effect/ledger.jsonl          writes hookgate allowed (see ledger.py)
 
@@ -47,7 +48,6 @@ HEADER = len(MAGIC) + TAG_BYTES
 _read: dict[bytes, Index] = {}
 MAX_READ = 16
 STALE_CALL_SECONDS = 86_400
-LINK_TRIES = 8  # links of the latest index that a concurrent save may race (link_call)
 
 
 class StoreError(Exception):
@@ -140,16 +140,15 @@ class Store:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         tmp.unlink(missing_ok=True)
-        for attempt in range(LINK_TRIES):
-            try:
-                os.link(self.index_path(key), tmp)
-                break
-            except FileNotFoundError:
-                # link(2) fails so when another process's save renames a new index over the path
-                # between the lookup and the link (the inode found has no name left); the path
-                # names the new index at once. Only a path that names none fails every time.
-                if attempt == LINK_TRIES - 1:
-                    raise
+        try:
+            os.link(self.index_path(key), tmp)
+        except FileNotFoundError:
+            # link(2) fails so when another process's save renames a new index over the path
+            # between the lookup and the link (the inode found has no name left), and a retry can
+            # lose that race again under a busy saver. open(2) never does (the rename replaces
+            # the name at once), so the reading is copied from the one opened; only a path that
+            # names no index fails.
+            _copy_of(self.index_path(key), tmp)
         os.replace(tmp, target)
 
     def has_call(self, call: str) -> bool:
@@ -234,6 +233,11 @@ def _keep_read(tag: bytes, index: Index) -> None:
     if len(_read) >= MAX_READ:
         _read.clear()
     _read[tag] = index
+
+
+def _copy_of(source: Path, copy: Path) -> None:
+    with open(source, "rb") as reading, open(copy, "xb") as written:
+        written.write(reading.read())
 
 
 def _write_new(path: Path, data: bytes, mode: int = 0o644, link: Path | None = None) -> None:
