@@ -36,7 +36,8 @@ def test_the_corpus_is_large_enough_and_covers_the_families():
     families = {c.family for c in CASES}
     for family in ("variables", "globs", "braces", "loops", "interpreters", "quoting", "git-and-archives",
                    "downloads", "find-xargs-make", "scripts", "nesting-and-size", "links", "folders",
-                   "recursive-removal", "published-bypasses", "false-positives-of-issue-12"):
+                   "recursive-removal", "published-bypasses", "guardfall-obfuscation", "guardfall-obfuscation-harmless",
+                   "false-positives-of-issue-12"):
         assert family in families
 
 

@@ -41,6 +41,8 @@ SAMPLE = {  # family -> a command that really writes a protected file when bash 
     "links": "ln -s {work}/e2e {outside}/e2e.link && touch {outside}/e2e.link/new.gd",
     "published-bypasses": "echo 'rm -f src/player.gd' | bash",
     "scripts": "bash scripts/bump.sh",
+    # the command name spelled at run time; no $(...), which Gemini CLI refuses by itself before any hook
+    "guardfall-obfuscation": "printf -v c %s rm; $c -f src/enemy.gd",
 }
 HARMLESS = "find . -name '*.gd' -exec grep -l extends {} +"
 
