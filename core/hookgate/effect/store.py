@@ -140,15 +140,18 @@ class Store:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         tmp.unlink(missing_ok=True)
+        index = self.index_path(key)
         try:
-            os.link(self.index_path(key), tmp)
+            os.link(index, tmp)
         except FileNotFoundError:
             # link(2) fails so when another process's save renames a new index over the path
             # between the lookup and the link (the inode found has no name left), and a retry can
             # lose that race again under a busy saver. open(2) never does (the rename replaces
             # the name at once), so the reading is copied from the one opened; only a path that
             # names no index fails.
-            _copy_of(self.index_path(key), tmp)
+            with open(index, "rb") as reading:
+                _write_new(target, reading.read())
+            return
         os.replace(tmp, target)
 
     def has_call(self, call: str) -> bool:
@@ -233,11 +236,6 @@ def _keep_read(tag: bytes, index: Index) -> None:
     if len(_read) >= MAX_READ:
         _read.clear()
     _read[tag] = index
-
-
-def _copy_of(source: Path, copy: Path) -> None:
-    with open(source, "rb") as reading, open(copy, "xb") as written:
-        written.write(reading.read())
 
 
 def _write_new(path: Path, data: bytes, mode: int = 0o644, link: Path | None = None) -> None:
