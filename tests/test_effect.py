@@ -477,6 +477,7 @@ from pathlib import Path
 from hookgate.effect.store import Store
 from hookgate.effect.tree import Index
 store, t = Store(Path(sys.argv[1])), 1
+store.save_index(Index(key="k", t=t))  # an index exists before the first link is tried
 print("saving", flush=True)
 while True:
     t += 1
