@@ -8,8 +8,8 @@ protected file) that was refused, or whose writes were put back, costs the user.
 The goals of the issue are 0 misses and at most 1% of harmless calls refused or reverted, with
 the effect check in force (the calls name themselves, as the runtimes' payloads do): both are
 asserted, and no harmless call may be refused on a literal target it does not write (a misjudged
-name). The counts are printed (run with -s) and written to shell_corpus_counts.json in the test's
-tmp dir.
+name). The counts are printed (run with -s) and written to shell_corpus_counts_<dialect>.json in
+the test's tmp dir.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from hookgate import effect
 from hookgate.effect import feed as feeds, tree
 from shell_corpus_support import (Case, build_template, ground_truth, hook_cycle, load_cases, serve)
 
@@ -61,13 +62,20 @@ def corpus(tmp_path_factory):
     shutil.rmtree(scratch, ignore_errors=True)
 
 
-# some 2,400 real bash runs and 3,000 hook calls: about 90 s of CPU, several minutes on a busy machine
+# some 2,400 real bash runs and 7,000 hook calls: about two minutes of CPU, several on a busy machine
 @pytest.mark.slow
-@pytest.mark.parametrize("runtime", ["claude", "codex", "claude, change feed"])
+@pytest.mark.parametrize("runtime", ["claude", "codex", "claude, change feed", "claude, no after-event"])
 def test_the_corpus_through_the_hook_cycle(corpus, runtime, monkeypatch, capsys):
     """"change feed": the Claude dialect decided as a long-lived core decides it (the OpenCode
-    core: effect/feed.py), each case's readings looking only at what inotify saw touched."""
-    runtime, _, feed = runtime.partition(", ")
+    core: effect/feed.py), each case's readings looking only at what inotify saw touched.
+    "no after-event": as on a runtime that sends no after-event for the tool, so that nothing a
+    call changed can be put back: what the effect check cannot see must be refused before the
+    call, still with no miss, at the cost of the harmless calls it cannot tell (counted, and
+    none refused by name)."""
+    runtime, _, variant = runtime.partition(", ")
+    feed, checked = variant == "change feed", variant != "no after-event"
+    if not checked:
+        monkeypatch.setattr(effect, "covers", lambda event, ctx: False)
     through_feed: list[int] = []  # the readings that looked only at what the feed saw touched
     if feed:
         monkeypatch.setattr(feeds, "_live", True)
@@ -86,7 +94,7 @@ def test_the_corpus_through_the_hook_cycle(corpus, runtime, monkeypatch, capsys)
         if truth.writes != (case.expect == "write"):
             surprises.append(f"{case.id}: expected {case.expect}, measured changes {truth.protected_changed or truth.changed[:3]}")
         cycle = hook_cycle(case, runtime, corpus["templates"][case.big], work / f"{runtime}{index}", corpus["url"], truth,
-                           settled=bool(feed))
+                           settled=feed)
         shutil.rmtree(work / f"{runtime}{index}", ignore_errors=True)
         counts["ran"] += cycle.ran
         if truth.writes:
@@ -105,12 +113,12 @@ def test_the_corpus_through_the_hook_cycle(corpus, runtime, monkeypatch, capsys)
             counts["harmless_reverted"] += cycle.reverted
     counts["harmless_refused_or_reverted_pct"] = round(
         100 * (counts["harmless_refused"] + counts["harmless_reverted"]) / max(1, counts["harmless"]), 2)
-    label = runtime + (" (change feed)" if feed else "")
+    label = runtime + (f" ({variant})" if variant else "")
     if feed:
         counts["read_through_feed"] = len(through_feed)
     summary = {"runtime": label, "counts": counts, "misses": misses, "harmless_refused_by_name": by_name,
                "harmless_refused_as_unknown": refused_harmless, "measured_unlike_expected": surprises}
-    (corpus["report"] / f"shell_corpus_counts_{runtime}{'_feed' if feed else ''}.json").write_text(json.dumps(summary, indent=2))
+    (corpus["report"] / f"shell_corpus_counts_{'_'.join([runtime, *variant.split()])}.json").write_text(json.dumps(summary, indent=2))
     with capsys.disabled():
         print(f"\nshell corpus on the {label} dialect: {json.dumps(counts)}")
         for title, items in (("MISSES", misses), ("harmless refused by name", by_name),
@@ -123,7 +131,13 @@ def test_the_corpus_through_the_hook_cycle(corpus, runtime, monkeypatch, capsys)
     assert counts["writing"] >= 300 and counts["harmless"] >= 150
     assert misses == []
     assert by_name == []
-    assert counts["harmless_refused_or_reverted_pct"] <= 1.0
+    # the counts go by the measurement; a family whose label bash contradicts is a case that no
+    # longer tests what its family claims (a rewrite of identical bytes, a download that is a no-op)
+    assert surprises == []
+    if checked:
+        assert counts["harmless_refused_or_reverted_pct"] <= 1.0
+    else:  # every writing case refused before it ran; the harmless ones refused are those it cannot tell
+        assert counts["writing_refused"] == counts["writing"] and counts["harmless_reverted"] == 0
     if feed:  # every case's settling call and its own PreToolUse were read through the feed, and after
         # the calls that ran, all but those that moved a folder (the feed then reads the tree whole)
         assert len(through_feed) >= 2 * len(CASES) + counts["ran"] - 40, (len(through_feed), counts["ran"])
