@@ -128,6 +128,7 @@ OUTSIDE_FILES = {
     "evil.sh": "rm -f src/player.gd\n",
     "script.py": "open('PLAN.md', 'w').write('x')\nopen('src/player.gd', 'a').write('x')\n",
     "harmless.py": "import os\nos.makedirs('build', exist_ok=True)\nopen('build/py.txt', 'w').write('x')\n",
+    "empty.c": "int hookgate_corpus;\n",
     "srcdir/src/player.gd": "extends Node # from srcdir\n",
     "srcdir/PLAN.md": "# plan from srcdir\n",
     "srcdir/e2e/test_play.gd": "extends SceneTree # from srcdir\n",
@@ -215,7 +216,8 @@ def fresh_copy(template: Path, dest: Path) -> Path:
 
 
 def snapshot(project: Path) -> dict[str, tuple[Any, ...]]:
-    """Every file, link and folder of the project: content hash and mode, link target, folder mode."""
+    """Every file, link, folder and special file of the project: content hash and mode, link target,
+    folder mode, the special file's type and mode."""
     state: dict[str, tuple[Any, ...]] = {}
     for folder, dirs, files in os.walk(project):
         rel_folder = os.path.relpath(folder, project)
@@ -229,6 +231,8 @@ def snapshot(project: Path) -> dict[str, tuple[Any, ...]]:
                 state[rel] = ("link", os.readlink(path))
             elif stat.S_ISDIR(info.st_mode):
                 state[rel] = ("dir", stat.S_IMODE(info.st_mode))
+            elif not stat.S_ISREG(info.st_mode):  # a FIFO made where a file was: opening it would wait for a writer
+                state[rel] = ("special", stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode))
             else:
                 with open(path, "rb") as f:
                     digest = hashlib.sha1(f.read()).hexdigest()

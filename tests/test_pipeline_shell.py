@@ -309,6 +309,16 @@ def test_what_bash_reads_this_reader_reads(command):
     ("cp PLAN.md PLAN.md.orig", ["/p/PLAN.md.orig"]),
     ("ln PLAN.md /tmp/hl", ["/tmp/hl", "/p/PLAN.md"]),     # a hard link shares PLAN.md from now on
     ("zip -qm a.zip M.md", ["/p/a.zip", "/p/M.md"]),
+    ("hash -p /bin/rm nop; nop -f M.md", ["/p/M.md"]),             # the name runs the program hash -p gave it
+    ("function f { touch M.md; }; f", ["/p/M.md"]),                # the body is read; the name is not a command
+    ("env F=x.gd bash -c 'echo > $F'", ["/p/x.gd"]),               # env's assignments reach the command it runs
+    ("fallocate -l 8192 M.md", ["/p/M.md"]), ("iconv -f utf-8 -t utf-16 -o M.md in", ["/p/M.md"]),
+    ("openssl enc -base64 -in a -out M.md", ["/p/M.md"]), ("gpg --batch -o M.md --enarmor a", ["/p/M.md"]),
+    ("gcc -O2 -fno-omit-frame-pointer -o M.gd x.c", ["/p/M.gd"]), ("cc -c a.c sub/b.cpp", ["/p/a.o", "/p/b.o"]),
+    ("cc x.c", ["/p/a.out"]), ("lz4 -qf a M.md", ["/p/a", "/p/M.md"]),
+    ("script -q M.md", ["/p/M.md"]), ("script -q", ["/p/typescript"]), ("script -qtM.md out", ["/p/M.md", "/p/out"]),
+    ("script -qc 'rm -f M.md' out", ["/p/M.md", "/p/out"]), ("script --command='touch M.md' -O log out", ["/p/M.md", "/p/log", "/p/out"]),
+    ("git config --file M.md a.b c", ["/p/M.md"]), ("git config -f=M.md a.b c", ["/p/M.md"]),
 ])
 def test_targets_known_before_the_call_are_resolved(command, paths):
     writes, unknown = shell_writes(command, "/p")
@@ -341,6 +351,9 @@ def test_globs_and_find_are_expanded_against_the_filesystem(tmp_path):
     "echo 'rm x' | bash", "curl -s http://127.0.0.1:9/x | sh", "ls | xargs rm", "ls | xargs sed -i s/a/b/",
     "curl -sO http://127.0.0.1:9/x.gd", "wget -q http://127.0.0.1:9/x.gd", "$EDITOR x", "echo x > \"$OUT\"",
     "x=$(cat f); echo > $x", "eval \"$CMD\"", "sed -n 'w out' in",
+    "shopt -s expand_aliases\nalias nop='rm -f'\nnop M.md", "hash -p $P nop; nop M.md", "BASH_ENV=e.sh bash -c true",
+    "env BASH_ENV=e.sh bash -c true", "export BASH_ENV=e.sh; bash -c ls", "sqlite3 :memory: '.output M.md' 'select 1;'",
+    "sqlite3 db.sqlite 'create table t(x)'", "split -n 2 a part", "csplit -f part a 2", "cc -c $SRC",
 ])
 def test_targets_only_the_running_shell_knows_are_unknown(command):
     _, unknown = shell_writes(command, "/p")
@@ -354,6 +367,8 @@ def test_targets_only_the_running_shell_knows_are_unknown(command):
     "node -e 'console.log(1)'", "perl -ne 'print' f", "awk '{print $1}' f", "awk '$1 > 3' f", "ls | xargs echo",
     "ls | xargs grep x", "find . -name '*.gd' -exec grep -l extends {} +", "bash -c 'ls'", "command -v git",
     "case $x in a) echo a;; esac", "for f in *.gd; do echo $f; done", "echo $HOME", "sed 's/a/b/' f",
+    "alias ll='ls -l'; ls", "hash ls; ls", "function f { ls; }; f", "git config user.name x", "cc -E x.c",
+    "sqlite3 --version",
 ])
 def test_commands_that_only_read_are_neither_writes_nor_unknown(command):
     assert shell_writes(command, "/p") == ([], []), command

@@ -38,7 +38,7 @@ def test_the_corpus_is_large_enough_and_covers_the_families():
     for family in ("variables", "globs", "braces", "loops", "interpreters", "quoting", "git-and-archives",
                    "downloads", "find-xargs-make", "scripts", "nesting-and-size", "links", "folders",
                    "recursive-removal", "published-bypasses", "guardfall-obfuscation", "guardfall-obfuscation-harmless",
-                   "false-positives-of-issue-12"):
+                   "false-positives-of-issue-12", "rarer-writers", "rarer-writers-harmless"):
         assert family in families
 
 

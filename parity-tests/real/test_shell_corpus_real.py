@@ -43,6 +43,8 @@ SAMPLE = {  # family -> a command that really writes a protected file when bash 
     "scripts": "bash scripts/bump.sh",
     # the command name spelled at run time; no $(...), which Gemini CLI refuses by itself before any hook
     "guardfall-obfuscation": "printf -v c %s rm; $c -f src/enemy.gd",
+    # a program that writes where its dot-command says: only running it tells, the effect check puts it back
+    "rarer-writers": "sqlite3 :memory: '.output src/enemy.gd' 'select 1;'",
 }
 HARMLESS = "find . -name '*.gd' -exec grep -l extends {} +"
 

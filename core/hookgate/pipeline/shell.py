@@ -66,10 +66,14 @@ class _State:
         self.dirstack: list[str | None] = []
         self.vars: dict[str, list[str] | None] = {}  # None: set, but to what only the shell knows
         self.made_dirs: set[str] = set()              # folders this command creates (mkdir)
+        # command names the shell runs as something else: `hash -p PATH NAME` runs PATH; an alias
+        # (None) runs text only the shell's own expansion gives
+        self.renamed: dict[str, str | None] = {}
 
     def copy(self) -> "_State":
         other = _State(self.cwd)
         other.oldpwd, other.dirstack, other.vars = self.oldpwd, list(self.dirstack), dict(self.vars)
+        other.renamed = dict(self.renamed)
         other.made_dirs = self.made_dirs  # shared: a folder made in a subshell exists afterwards
         return other
 
@@ -243,6 +247,9 @@ def _simple_commands(tokens: list[Token | Op], heredocs: Iterator[Heredoc]) -> I
             if not words and token.literal and token.text == "case":
                 case = "header"
                 continue
+            if not words and token.literal and token.text == "function":
+                next(items, None)  # `function NAME { ...; }`: the name is defined, not run; the body is read
+                continue
             if token.literal and token.text == "esac":
                 case = ""
             if not words and token.literal and token.text in _RESERVED:
@@ -341,6 +348,13 @@ class Reader:
         for name, value in assignments:      # `VAR=x cmd`: only cmd (and shells it runs) see it
             child.vars[name] = _value(value, state)
         call.child = child
+        first = words[0].text if words[0].literal else None
+        if first in state.renamed:
+            runs = state.renamed[first]
+            if runs is None:
+                call.unknown(f"what the name {first} stands for (an alias, or a program `hash -p` names)")
+                return
+            words = [Word(runs, True), *words[1:]]
         if not self._builtin(words, tokens, state, call):
             shell_programs.program_writes(words, call)
 
@@ -361,6 +375,17 @@ class Reader:
             for arg in args:
                 if arg.literal and re.fullmatch(r"[A-Za-z_]\w*", arg.text):
                     state.vars[arg.text] = None
+            return True
+        if name == "hash":  # `hash -p PATH NAME...`: NAME runs PATH from now on
+            if len(args) >= 3 and args[0].literal and args[0].text == "-p":
+                for renamed in args[2:]:
+                    if renamed.literal:
+                        state.renamed[renamed.text] = args[1].text if args[1].literal else None
+            return True
+        if name == "alias":  # what an alias runs is the shell's own expansion: only it knows
+            for arg in args:
+                if arg.literal and "=" in arg.text:
+                    state.renamed[arg.text.split("=", 1)[0]] = None
             return True
         if name in ("for", "select") and len(args) >= 1 and args[0].literal:
             var = args[0].text

@@ -40,11 +40,13 @@ OPERAND_WRITERS: dict[str, frozenset[str]] = {
     "chattr": frozenset(), "setfacl": frozenset({"-m", "-x", "-M", "-X"}), "ed": frozenset({"-p"}),
     "ex": frozenset({"-c"}), "vi": frozenset({"-c"}), "vim": frozenset({"-c", "-S"}), "nvim": frozenset({"-c"}),
     "nano": frozenset(), "emacs": frozenset({"--eval", "-l"}),
+    "fallocate": frozenset({"-l", "-o", "--length", "--offset"}),
 }
 # (de)compressors replace FILE by FILE.gz (or the reverse) unless told to write to stdout
 COMPRESSORS: dict[str, tuple[str, ...]] = {
     "gzip": (".gz",), "gunzip": (".gz",), "bzip2": (".bz2",), "bunzip2": (".bz2",), "xz": (".xz",),
     "unxz": (".xz",), "zstd": (".zst",), "unzstd": (".zst",), "lzma": (".lzma",), "compress": (".Z",),
+    "lz4": (".lz4",), "unlz4": (".lz4",),  # lz4 IN OUT writes OUT: an operand too
 }
 COPIERS: dict[str, frozenset[str]] = {
     "cp": frozenset({"-S", "--suffix"}), "mv": frozenset({"-S", "--suffix"}), "ln": frozenset({"-S", "--suffix"}),
@@ -55,7 +57,14 @@ OPTION_OUTPUTS: dict[str, frozenset[str]] = {
     "sort": frozenset({"-o", "--output"}),
     "curl": frozenset({"-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii"}),
     "wget": frozenset({"-O", "--output-document", "-o", "--output-file", "-a", "--append-output"}),
+    "iconv": frozenset({"-o", "--output"}), "openssl": frozenset({"-out", "-keyout"}),
+    "gpg": frozenset({"-o", "--output"}), "gpg2": frozenset({"-o", "--output"}),
 }
+COMPILERS = frozenset({"cc", "gcc", "g++", "c++", "clang", "clang++", "tcc"})
+# what a compiler writes without -o: a.out, or one FILE.o / FILE.s per source in the folder it runs in
+COMPILED_SUFFIX = {"-c": ".o", "-S": ".s"}
+COMPILER_PRINTS = frozenset({"-E", "-fsyntax-only", "-M", "-MM", "--version", "-v", "--help", "-dumpversion"})
+SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".m", ".s", ".S", ".i", ".ii")
 # short options taking a value, so that `-fsSLo FILE` is read as curl reads it
 SHORT_VALUES: dict[str, str] = {"curl": "oDcdHXuAebEKmwxTFrCyYzQ", "wget": "OoaPtTeUwQlAdiBY", "sort": "oktST"}
 # a curl / wget that writes into a file named after the URL, or a folder of its choosing
@@ -87,6 +96,10 @@ RUN_ON_THEIR_OWN: dict[str, frozenset[str]] = {
     "Rscript": frozenset({"--version"}), "tclsh": frozenset(), "pwsh": frozenset({"--version"}),
     "deno": frozenset({"--version"}), "java": frozenset({"--version", "-version"}),
     "parallel": frozenset({"--version"}), "busybox": frozenset(), "git-lfs": frozenset(),
+    # a database file, and what its dot-commands name (.output, .once, .save, .backup)
+    "sqlite3": frozenset({"--version", "-version", "--help", "-help"}),
+    # files named after a prefix, numbered as the input is cut
+    "split": frozenset({"--version", "--help"}), "csplit": frozenset({"--version", "--help"}),
 }
 # git subcommands that leave the working tree as it is
 GIT_READS = frozenset({
@@ -97,6 +110,10 @@ GIT_READS = frozenset({
     "diff-tree", "diff-files", "diff-index", "ls-remote", "verify-commit", "bisect", "init",
 })
 GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
+# script(1)'s options with a value: the command it runs, the logs it writes, the rest
+SCRIPT_OPTIONS = {"-c": "command", "--command": "command", "-T": "log", "--log-timing": "log", "-I": "log",
+                  "--log-in": "log", "-O": "log", "--log-out": "log", "-B": "log", "--log-io": "log",
+                  "-E": "other", "--echo": "other", "-m": "other", "--logging-format": "other"}
 # read-only forms of subcommands otherwise writing
 GIT_READ_FORMS = {"stash": frozenset({"list", "show"}), "apply": frozenset({"--check", "--stat", "--numstat",
                                                                              "--summary"}),
@@ -201,6 +218,12 @@ def _unwrap(words: list[Word], call: "Call") -> list[Word]:
             option = rest.pop(0).text
             if option == "--":
                 break
+            if name == "env" and "=" in option and not option.startswith("-"):
+                if call.child is call.state:
+                    call.child = call.state.copy()
+                variable, _, value = option.partition("=")
+                call.child.vars[variable] = [value]  # the wrapped command's environment
+                continue
             if name == "env" and option in ("-S", "--split-string") and rest:
                 call.script(rest.pop(0).text)
                 return []
@@ -221,6 +244,9 @@ def _unwrap(words: list[Word], call: "Call") -> list[Word]:
 def _shell(name: str, args: list[Word], call: "Call") -> None:
     """sh -c STRING [NAME ARGS...], sh SCRIPT, sh reading its stdin. Options (also `+x`, `-o
     pipefail`) come before the operands; with -c the first operand is the script."""
+    if "BASH_ENV" in call.child.vars:  # a non-interactive bash first runs the script it names
+        named = call.child.vars["BASH_ENV"]
+        call.unknown(f"the script BASH_ENV names ({named[0] if named else 'known only when the command runs'})")
     index, command_mode, reads_stdin = 0, False, False
     while index < len(args):
         arg = args[index]
@@ -282,6 +308,77 @@ def _trap(name: str, args: list[Word], call: "Call") -> None:
         _eval(name, operands[:1], call)
 
 
+def _script(name: str, args: list[Word], call: "Call") -> None:
+    """script [-c COMMAND] [FILE]: records a session into FILE (typescript when none is named), the
+    timing and I/O logs into the files its options name, and runs COMMAND as shell code."""
+    operands: list[Word] = []
+    items = iter(args)
+    for arg in items:
+        text = arg.text
+        if not arg.literal or not text.startswith("-") or text == "-":
+            operands.append(arg)
+            continue
+        if text.startswith("--"):
+            option, equals, attached = text.partition("=")
+            value = Word(attached, True) if equals else None
+        else:  # a cluster: the first letter taking a value takes the rest, or the next word
+            taking = next((i for i, letter in enumerate(text[1:], 1) if f"-{letter}" in SCRIPT_OPTIONS or letter == "t"),
+                          None)
+            if taking is None:
+                continue
+            option, rest = f"-{text[taking]}", text[taking + 1:]
+            value = Word(rest, True) if rest else None
+        if option in ("-t", "--timing"):  # -t[FILE]: the timing log, named only attached (else stderr)
+            if value is not None:
+                call.target(value)
+            continue
+        role = SCRIPT_OPTIONS.get(option)
+        if role is None:
+            continue
+        if value is None:
+            value = next(items, None)
+        if value is None:
+            break
+        if role == "log":
+            call.target(value)
+        elif role == "command":
+            if value.literal:
+                call.script(value.text)
+            else:
+                call.unknown(f"the command script runs ({value.text})")
+    call.target(operands[0] if operands else Word("typescript", True))
+
+
+def _compiler(name: str, args: list[Word], call: "Call") -> None:
+    """cc -o FILE (or -oFILE) writes FILE; without it, a.out, or with -c / -S one object or
+    assembly file per source, named after it, in the folder the compiler runs in."""
+    outputs: list[Word] = []
+    items = iter(args)
+    for arg in items:
+        if arg.literal and arg.text == "-o":
+            value = next(items, None)
+            outputs += [value] if value is not None else []
+        elif arg.literal and arg.text.startswith("-o") and not arg.text.startswith("-objc"):  # clang's -objcmt-*
+            outputs.append(Word(arg.text[2:], True))
+    for word in outputs:
+        call.target(word)
+    if outputs:
+        return
+    flags = {a.text for a in args if a.literal}
+    if flags & COMPILER_PRINTS:
+        return
+    suffix = next((COMPILED_SUFFIX[f] for f in COMPILED_SUFFIX if f in flags), None)
+    if suffix is None:
+        call.target(Word("a.out", True))
+        return
+    for source in args:
+        if source.literal and source.text.endswith(SOURCE_SUFFIXES) and not source.text.startswith("-"):
+            stem = os.path.splitext(os.path.basename(source.text))[0]
+            call.target(Word(stem + suffix, True))
+        elif not source.literal:
+            call.unknown(f"the file {name} names after {source.text}")
+
+
 def _hookgate(name: str, args: list[Word], call: "Call") -> None:
     """`hookgate role set|clear` writes the active role and `hookgate stage complete` the stage log
     (after validating it): subagents may do neither, as they may not write those files."""
@@ -313,8 +410,12 @@ def _git(name: str, args: list[Word], call: "Call") -> None:
     if not sub.literal:
         call.unknown(f"the git subcommand {sub.text}")
         return
+    if sub.text == "config":  # the repository's config, or the file --file names
+        for word in _option_values(rest[1:], frozenset({"-f", "--file"})):
+            call.target(word)
+        return
     if sub.text in GIT_READS:
-        if sub.text in ("branch", "tag", "config", "remote", "notes") or not any(
+        if sub.text in ("branch", "tag", "remote", "notes") or not any(
                 a.literal and a.text in ("-o", "--output") for a in rest[1:]):
             return
     plain_args = [a.text for a in rest[1:] if not (a.literal and a.text in ("-q", "--quiet"))]
@@ -939,7 +1040,8 @@ _HANDLERS: dict[str, Callable[[str, list[Word], "Call"], None]] = {
     **{shell: _shell for shell in SHELLS}, "eval": _eval, "trap": _trap, "hookgate": _hookgate, "git": _git,
     "tar": _tar, "bsdtar": _tar, "sed": _sed, "gsed": _sed, "perl": _perl, **{a: _awk for a in AWK}, "dd": _dd,
     "apply_patch": _apply_patch, "applypatch": _apply_patch, "uniq": _uniq, "xxd": _xxd, "find": _find,
-    "xargs": _xargs, "zip": _zip, **{n: _node for n in NODE},
+    "xargs": _xargs, "zip": _zip, **{n: _node for n in NODE}, "script": _script,
+    **{compiler: _compiler for compiler in COMPILERS},
 }
 
 
