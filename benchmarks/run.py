@@ -8,10 +8,12 @@ regular (not editable) install in a venv of its own, built on first use under be
 
 - stdin hook: `hookgate hook claude` on a PreToolUse Write the build role refuses, as `hookgate install
   claude` registers it (`python -S .../bin/hookgate`), answered by the project's warm core and
-  in-process (HOOKGATE_WARM=off), and warm by name (`hookgate` on PATH, as the plugin channels call
-  it); in-process also a Bash call's PreToolUse and PostToolUse (`ls` under the build role: the
-  effect check reads the project before and after), against two floors; against bare `python -c pass`, `python -S -c pass` and the msgspec-import floor (`python -c
-  "import msgspec"`: no in-process hook can be faster). Beside them, the same Write decided by a
+  in-process (HOOKGATE_WARM=off), warm by name (`hookgate` on PATH, under site), and warm through
+  the Claude Code plugin's shipped command (run by sh, as the runtime runs it); in-process also a
+  Bash call's PreToolUse and PostToolUse (`ls` under the build role: the effect check reads the
+  project before and after), against two floors; against bare `python -c pass`, `python -S -c
+  pass` and the msgspec-import floor (`python -c "import msgspec"`: no in-process hook can be
+  faster). Beside them, the same Write decided by a
   process-per-script peer written the way GodotMaker's scripts are (benchmarks/peers/: two scripts per
   Write, each its own interpreter and JSON parse) and by a minimal C client of the warm core
   (benchmarks/cclient/, compiled here with gcc; a benchmark only). Where a warm call's time goes:
@@ -112,6 +114,7 @@ def time_commands(commands: dict[str, Command], rounds: int, cwd: Path | dict[st
 
 WARM = "hookgate hook claude, warm, as registered"
 WARM_BY_NAME = "hookgate hook claude, warm, by name"
+WARM_PLUGIN = "the same through the plugin channels' command"
 COLD = "hookgate hook claude, cold, as registered"
 COLD_BASH = "cold Bash pair (before + after, effect check on)"
 C_CLIENT = "a C client of the warm core"
@@ -131,6 +134,12 @@ def registered_command(python: Path, root: Path, env: dict[str, str]) -> list[st
     if "-S" not in argv:
         raise SystemExit(f"the registration does not start hookgate without site: {command}")
     return argv
+
+
+def plugin_command(event: str) -> str:
+    """The Claude Code plugin's command for `event`, as the plugin ships it."""
+    shipped = json.loads((ROOT / "adapters" / "claude" / "plugin" / "hooks" / "hooks.json").read_text())
+    return next(h["command"] for entry in shipped["hooks"][event] for h in entry["hooks"])
 
 
 def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
@@ -165,6 +174,9 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
             'python -c "import msgspec"': ([[str(python), "-c", "import msgspec"]], b"", env),
             WARM: ([[*registered, "hook", "claude"]], payload(root), env),
             WARM_BY_NAME: ([[hookgate, "hook", "claude"]], payload(root), env),
+            # as the runtime runs the Claude Code plugin's hook: its shell, the command's own sh
+            WARM_PLUGIN: ([["sh", "-c", plugin_command("PreToolUse")]], payload(root),
+                          {**env, "PATH": f"{python.parent}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"}),
             COLD: ([[*registered, "hook", "claude"]], payload(root), cold_env),
             COLD_BASH: ([[*registered, "hook", "claude"]] * 2, bash_pair, cold_env),
             PEER: ([[str(python), str(peers / "check_file_permissions.py")],
@@ -175,7 +187,7 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
         cwd = {"*": root, PEER: peer_root}
         try:
             time_commands(commands, 2, cwd)  # warm-up: page cache, the config cache
-            for name in (WARM, C_CLIENT, PEER):  # every side decides the same Write the same way
+            for name in (WARM, WARM_PLUGIN, C_CLIENT, PEER):  # every side decides the same Write the same way
                 if name in commands:
                     argvs, stdin, run_env = commands[name]
                     said = subprocess.run(argvs[0], input=stdin, cwd=cwd.get(name, root), env=run_env,
@@ -198,6 +210,8 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
     ratios = {
         "warm hook / bare python": round(warm / bare, 2),
         "warm hook by name / bare python": round(medians[WARM_BY_NAME] / bare, 2),
+        "warm hook, plugin channels' command / bare python": round(medians[WARM_PLUGIN] / bare, 2),
+        "warm hook, plugin channels' command / by name": round(medians[WARM_PLUGIN] / medians[WARM_BY_NAME], 2),
         "warm hook / msgspec-import floor": round(warm / floor, 2),
         "cold hook / bare python": round(cold / bare, 2),
         "cold hook / msgspec-import floor": round(cold / floor, 2),

@@ -332,6 +332,39 @@ def test_the_registered_warm_path_imports_neither_site_nor_os(wheel_hookgate: Pa
     assert {"site", "os", "msgspec", "hookgate.stdin"} & modules == set(), modules
 
 
+@pytest.mark.parametrize("on_path", ["bin", "a link to it", "by name"])
+def test_the_plugin_channels_warm_path_imports_neither_site_nor_os(wheel_hookgate: Path, tmp_path: Path, warm: Warm,
+                                                                  on_path: str) -> None:
+    """The plugin channels' command (the Claude Code plugin's PreToolUse, run by sh as the runtime
+    runs it) finds the installed hookgate on PATH, its folder or a link to it as pipx makes one,
+    and starts it as a registration does: without site. `by name` is what it ran before, the
+    plain `hookgate` whose interpreter runs site, as a control that the test can tell them apart."""
+    from hookgate_claude import plugin
+
+    project = tmp_path / "project"
+    project.mkdir()
+    payload = write_payload(project)
+    folder = wheel_hookgate.parent
+    if on_path == "a link to it":
+        folder = tmp_path / "links"
+        folder.mkdir()
+        (folder / "hookgate").symlink_to(wheel_hookgate)
+    env = {**warm.env(), "PATH": f"{folder}:/usr/bin:/bin", "PYTHONPROFILEIMPORTTIME": "1"}
+    started = subprocess.run([str(wheel_hookgate), "warm", "--project", str(project), "start"], env=env,
+                             capture_output=True, text=True, timeout=60)
+    assert started.returncode == 0, started.stderr
+    command = plugin.hook_command("PreToolUse") if on_path != "by name" else "hookgate hook claude --event PreToolUse"
+    answer, modules, _ = run_registered(command, payload, project, env)
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert answered_by(wheel_hookgate, project, env, 1), "the core answered it"
+    if on_path == "by name":
+        assert "site" in modules
+    else:
+        ours = {m for m in modules if m.startswith("hookgate")}
+        assert "hookgate.warm.client" in ours and ours <= WARM_CLIENT, ours - WARM_CLIENT
+        assert {"site", "os", "msgspec", "hookgate.stdin"} & modules == set(), modules
+
+
 def test_a_warm_answer_leaves_the_registered_command_as_the_in_process_one_does(wheel_hookgate: Path,
                                                                                tmp_path: Path,
                                                                                warm: Warm) -> None:

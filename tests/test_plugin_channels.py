@@ -52,8 +52,7 @@ def test_the_plugin_registers_what_install_registers(runtime):
         assert {k: v for k, v in group.items() if k != "hooks"} == {k: v for k, v in theirs.items() if k != "hooks"}
         assert {k: v for k, v in handler.items() if k != "command"} == \
             {k: v for k, v in their_handler.items() if k != "command"}
-        assert handler["command"].endswith(f"hook {runtime} --event {event}'") or \
-            f"hookgate hook {runtime} --event {event};" in handler["command"]
+        assert f'"$@" hook {runtime} --event {event}' in handler["command"]
 
 
 def test_the_manifests_carry_this_version_and_point_at_the_plugin_folders():
@@ -97,6 +96,68 @@ def test_with_hookgate_on_path_the_command_is_that_hookgate(runtime, event, tmp_
     done = run(PLUGINS[runtime][0].hook_command(event), f"{tmp_path / 'bin'}{os.pathsep}{system_path()}")
     assert (done.returncode, done.stdout, done.stderr) == (0, "{}\n", "")
     assert log.read_text() == f'hook {runtime} --event {event}\n{{"hook_event_name": "x"}}'
+
+
+def fake_python(folder: Path) -> tuple[Path, Path]:
+    """An interpreter that records the arguments it was started with and its stdin, and answers `{}`."""
+    folder.mkdir()
+    log, python = folder / "calls", folder / "python3.11"
+    python.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {log}\ncat >> {log}\necho "{{}}"\n')
+    python.chmod(0o755)
+    return python, log
+
+
+def launcher(bin_dir: Path, first_line: str, second_line: str = plugin_hooks.LAUNCHER_MARK + ": as installed") -> Path:
+    bin_dir.mkdir(exist_ok=True)
+    script = bin_dir / "hookgate"
+    script.write_text(f"{first_line}\n{second_line}\n")
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.parametrize("runtime, event", CASES)
+def test_hookgates_own_launcher_is_started_without_site(runtime, event, tmp_path):
+    """As `hookgate install` registers it: its interpreter, -S, the script (core/bin/hookgate)."""
+    python, log = fake_python(tmp_path / "py")
+    script = launcher(tmp_path / "bin", f"#!{python}")
+    done = run(PLUGINS[runtime][0].hook_command(event), f"{tmp_path / 'bin'}{os.pathsep}{system_path()}")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "{}\n", "")
+    assert log.read_text() == f'-S {script} hook {runtime} --event {event}\n{{"hook_event_name": "x"}}'
+
+
+@pytest.mark.parametrize("first, second", [
+    ("#!/bin/sh", plugin_hooks.LAUNCHER_MARK),  # not a python
+    ("#!/usr/bin/env sh", plugin_hooks.LAUNCHER_MARK),  # an interpreter with an argument
+    ("#!PYTHON -E", plugin_hooks.LAUNCHER_MARK),  # a python with an argument of its own
+    ("#!PYTHON", "# another program's script"),  # a python, but not hookgate's launcher
+    ("#!PYTHON", ""),
+], ids=["sh", "env", "python-with-argument", "unmarked", "one-line"])
+@pytest.mark.parametrize("runtime", sorted(PLUGINS))
+def test_anything_else_named_hookgate_is_run_as_it_is(runtime, first, second, tmp_path):
+    python, log = fake_python(tmp_path / "py")
+    body = "" if first.startswith("#!PYTHON") else f'printf "%s\\n" "$*" >> {log}; cat >> {log}; echo "{{}}"'
+    script = launcher(tmp_path / "bin", first.replace("PYTHON", str(python)), f"{second}\n{body}")
+    done = run(PLUGINS[runtime][0].hook_command("PreToolUse"), f"{tmp_path / 'bin'}{os.pathsep}{system_path()}")
+    assert (done.returncode, done.stdout) == (0, "{}\n"), done.stderr
+    called = log.read_text().splitlines()[0]
+    assert "-S" not in called and called.endswith(f"hook {runtime} --event PreToolUse"), called
+    assert (str(script) in called) == first.startswith("#!PYTHON")  # the kernel ran the script
+
+
+def test_the_first_hookgate_on_path_is_the_one_started(tmp_path):
+    """As `command -v` finds it: a folder without one, a folder named hookgate and an empty entry
+    (the working directory, here without one) are passed over; a later launcher is not taken."""
+    python, log = fake_python(tmp_path / "py")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "dir" / "hookgate").mkdir(parents=True)
+    first = launcher(tmp_path / "first", f"#!{python}")
+    launcher(tmp_path / "second", f"#!{python}")
+    path = os.pathsep.join([str(tmp_path / "empty"), "", str(tmp_path / "dir"), str(tmp_path / "first"),
+                            str(tmp_path / "second"), system_path()])
+    done = subprocess.run(["bash", "-c", claude_plugin.hook_command("PreToolUse")], input="{}", env={"PATH": path},
+                          capture_output=True, text=True, timeout=30, cwd=tmp_path / "empty")
+    assert done.returncode == 0, done.stderr
+    assert log.read_text() == f"-S {first} hook claude --event PreToolUse\n{{}}"
 
 
 @pytest.mark.parametrize("runtime, event", CASES)

@@ -12,6 +12,11 @@ first checks that there is one. When there is none:
   - every other event goes ahead silently, as it would under a hookgate that allows.
 
 It runs under `sh` because Codex starts hooks with the user's login shell, which may not be POSIX.
+
+The hookgate it finds is started the way `hookgate install` registers it, `python -S .../hookgate`,
+when it is hookgate's own launcher (core/bin/hookgate, which says so on its second line) under a
+plain interpreter path: `site` costs about a fifth of a warm call, and the launcher finds its own
+install without it. Anything else on PATH by that name is run as it is.
 """
 
 from __future__ import annotations
@@ -22,6 +27,21 @@ from pathlib import Path
 from typing import Any, Callable
 
 PROGRAM = "hookgate"
+LAUNCHER_MARK = "# hookgate launcher"  # the second line of core/bin/hookgate begins so
+# `sh` that sets "$@" to the program to run: the first PROGRAM on PATH (as `command -v` finds it),
+# through its interpreter with -S when its first line names a python by absolute path alone
+# ("#!/.../python3.11": no argument, not pip's /bin/sh re-exec) and its second begins with
+# LAUNCHER_MARK; else PROGRAM itself. No fork and no output: a file it cannot read is plain PROGRAM.
+LAUNCH = "; ".join([
+    "set -f", "IFS=:", "set -- {program}",
+    "for d in $PATH; do f=${{d:-.}}/{program}",
+    '[ -f "$f" ] && [ -x "$f" ] || continue',
+    '{{ read -r l; read -r m; }} 2>/dev/null <"$f"',
+    'p=${{l#"#!"}}',
+    'case $p in /*[[:space:]]*) ;; /*) case ${{p##*/}} in python*) case $m in "{mark}"*) '
+    '[ -x "$p" ] && set -- "$p" -S "$f";; esac;; esac;; esac',
+    "break; done", "unset IFS", "set +f",
+])
 INSTALL_HINT = ("install it (pip install . in a hookgate checkout) on the PATH this runtime runs hooks with, "
                 "then start a new session")
 
@@ -33,7 +53,7 @@ def missing_message(event: str, gating: bool) -> str:
 
 def command(runtime: str, event: str, *, gating: bool, start_answer: str | None = None,
             refuse_crashes: bool = False) -> str:
-    """`sh -c '<check>; exec hookgate hook RUNTIME --event EVENT'`. `start_answer` is what the
+    """`sh -c '<check>; <launch>; exec "$@" hook RUNTIME --event EVENT'`. `start_answer` is what the
     runtime should read on stdout at SessionStart when hookgate is missing (its JSON).
     `refuse_crashes`: on a gating event, turn any exit but 0 and 2 of hookgate itself into a
     refusal too, for a runtime that has no fail-closed switch of its own (Codex)."""
@@ -43,7 +63,7 @@ def command(runtime: str, event: str, *, gating: bool, start_answer: str | None 
         missing = f"echo {_double_quoted(start_answer)}; exit 0"
     else:
         missing = "exit 0"
-    run = f"{PROGRAM} hook {runtime} --event {event}"
+    run = f'"$@" hook {runtime} --event {event}'
     if gating and refuse_crashes:
         # "$s" is left for sh to expand: the exit status hookgate ended with
         crashed = _double_quoted(f"hookgate could not run (exit STATUS): {event} is refused until it is "
@@ -51,7 +71,8 @@ def command(runtime: str, event: str, *, gating: bool, start_answer: str | None 
         run = f"{run}; s=$?; case $s in 0|2) exit $s;; esac; echo {crashed} >&2; exit 2"
     else:
         run = f"exec {run}"
-    script = f"command -v {PROGRAM} >/dev/null 2>&1 || {{ {missing}; }}; {run}"
+    launch = LAUNCH.format(program=PROGRAM, mark=LAUNCHER_MARK)
+    script = f"command -v {PROGRAM} >/dev/null 2>&1 || {{ {missing}; }}; {launch}; {run}"
     return f"sh -c {shlex.quote(script)}"
 
 
