@@ -9,7 +9,7 @@ regular (not editable) install in a venv of its own, built on first use under be
 - stdin hook: `hookgate hook claude` on a PreToolUse Write the build role refuses, as `hookgate install
   claude` registers it (`python -S .../bin/hookgate`), answered by the project's warm core and
   in-process (HOOKGATE_WARM=off), warm by name (`hookgate` on PATH, under site), and warm through
-  the Claude Code plugin's shipped command (run by sh, as the runtime runs it); in-process also a
+  the Claude Code plugin's shipped handler (as the runtime starts it); in-process also a
   Bash call's PreToolUse and PostToolUse (`ls` under the build role: the effect check reads the
   project before and after), against two floors; against bare `python -c pass`, `python -S -c
   pass` and the msgspec-import floor (`python -c "import msgspec"`: no in-process hook can be
@@ -122,24 +122,27 @@ PEER = "peer: 2 scripts per Write (GodotMaker's way)"
 
 
 def registered_command(python: Path, root: Path, env: dict[str, str]) -> list[str]:
-    """The PreToolUse command `hookgate install claude` writes, as argv (what Claude Code runs)."""
+    """The PreToolUse handler `hookgate install claude` writes, as the argv Claude Code starts."""
     hookgate = str(python.with_name("hookgate"))
     subprocess.run([hookgate, "install", "claude", "--project", str(root)], env=env, check=True, capture_output=True)
     settings = json.loads((root / ".claude" / "settings.json").read_text())
-    command = next(h["command"] for entry in settings["hooks"]["PreToolUse"] for h in entry["hooks"])
-    import shlex
-
-    argv = shlex.split(command)
+    handler = next(h for entry in settings["hooks"]["PreToolUse"] for h in entry["hooks"])
+    if not isinstance(handler.get("args"), list):
+        raise SystemExit(f"the registration is not in exec form (Claude Code would start a shell first): {handler}")
+    argv = [handler["command"], *handler["args"]]  # as Claude Code starts it: no shell
     argv = argv[:argv.index("hook")]  # the program; the benchmark adds `hook claude`
     if "-S" not in argv:
-        raise SystemExit(f"the registration does not start hookgate without site: {command}")
+        raise SystemExit(f"the registration does not start hookgate without site: {argv}")
     return argv
 
 
-def plugin_command(event: str) -> str:
-    """The Claude Code plugin's command for `event`, as the plugin ships it."""
+def plugin_argv(event: str) -> list[str]:
+    """The Claude Code plugin's handler for `event`, as the plugin ships it and the runtime starts
+    it: exec form as it is, a command line through a shell."""
     shipped = json.loads((ROOT / "adapters" / "claude" / "plugin" / "hooks" / "hooks.json").read_text())
-    return next(h["command"] for entry in shipped["hooks"][event] for h in entry["hooks"])
+    handler = next(h for entry in shipped["hooks"][event] for h in entry["hooks"])
+    args = handler.get("args")
+    return [handler["command"], *args] if isinstance(args, list) else ["sh", "-c", handler["command"]]
 
 
 def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
@@ -174,8 +177,7 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
             'python -c "import msgspec"': ([[str(python), "-c", "import msgspec"]], b"", env),
             WARM: ([[*registered, "hook", "claude"]], payload(root), env),
             WARM_BY_NAME: ([[hookgate, "hook", "claude"]], payload(root), env),
-            # as the runtime runs the Claude Code plugin's hook: its shell, the command's own sh
-            WARM_PLUGIN: ([["sh", "-c", plugin_command("PreToolUse")]], payload(root),
+            WARM_PLUGIN: ([plugin_argv("PreToolUse")], payload(root),
                           {**env, "PATH": f"{python.parent}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"}),
             COLD: ([[*registered, "hook", "claude"]], payload(root), cold_env),
             COLD_BASH: ([[*registered, "hook", "claude"]] * 2, bash_pair, cold_env),

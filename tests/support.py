@@ -49,6 +49,13 @@ class MemorySession:
         return notices
 
 
+def handler_argv(handler: dict[str, Any]) -> list[str]:
+    """What a command hook handler starts, as Claude Code starts it: exec form (`command` and
+    `args`) as it is, shell form (`command` alone) through a shell."""
+    args = handler.get("args")
+    return [handler["command"], *args] if isinstance(args, list) else ["sh", "-c", handler["command"]]
+
+
 def run_hook(runtime: str, payload: Any, cwd: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """`hookgate hook <runtime>` as the runtime runs it: a process, the payload on stdin."""
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()

@@ -3,7 +3,6 @@ that the warm client (hookgate.warm.client) imports nothing but itself and `_soc
 
 import json
 import re
-import shlex
 import subprocess
 import sys
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from warm_support import Warm, warm  # noqa: F401 (a fixture)
+from support import handler_argv
 from wheel_support import installed_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -280,23 +280,23 @@ def wheel_hookgate(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return installed_wheel(tmp_path_factory.mktemp("wheel"))
 
 
-def registered(hookgate: Path, project: Path, env: dict[str, str], event: str = "PreToolUse") -> str:
+def registered(hookgate: Path, project: Path, env: dict[str, str], event: str = "PreToolUse") -> list[str]:
+    """What `hookgate install claude` registers for `event`, as Claude Code starts it (its argv)."""
     done = subprocess.run([str(hookgate), "install", "claude", "--project", str(project)], env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     settings = json.loads((project / ".claude" / "settings.json").read_text())
-    return next(h["command"] for entry in settings["hooks"][event] for h in entry["hooks"])
+    return handler_argv(next(h for entry in settings["hooks"][event] for h in entry["hooks"]))
 
 
-def run_registered(command: str, payload: bytes, project: Path, env: dict[str, str],
+def run_registered(command: list[str] | str, payload: bytes, project: Path, env: dict[str, str],
                    importtime: bool = False) -> tuple[dict, set[str], subprocess.CompletedProcess[bytes]]:
-    """The registered command as Claude Code runs it (through sh), with -X importtime when asked
-    (it lists every module the process imports, on stderr)."""
+    """A registered command as Claude Code runs it (an argv in exec form; a command line through
+    sh), with -X importtime when asked (it lists every module the process imports, on stderr)."""
+    argv = ["sh", "-c", command] if isinstance(command, str) else command
     if importtime:
-        python, rest = command.split(" ", 1)
-        command = f"{python} -X importtime {rest}"
-    done = subprocess.run(["sh", "-c", command], input=payload, cwd=project, env=env, capture_output=True,
-                          timeout=120)
+        env = {**env, "PYTHONPROFILEIMPORTTIME": "1"}
+    done = subprocess.run(argv, input=payload, cwd=project, env=env, capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr
     modules = {line.rsplit("|", 1)[1].strip() for line in done.stderr.decode().splitlines()
                if line.startswith("import time:") and "self [us]" not in line}
@@ -312,8 +312,8 @@ def write_payload(project: Path) -> bytes:
 
 def test_a_registration_starts_hookgate_without_site(wheel_hookgate: Path, tmp_path: Path, warm: Warm) -> None:
     command = registered(wheel_hookgate, tmp_path, warm.env())
-    python = shlex.quote(str(wheel_hookgate.with_name("python")))
-    assert command == f"{python} -S {shlex.quote(str(wheel_hookgate))} hook claude --event PreToolUse"
+    assert command == [str(wheel_hookgate.with_name("python")), "-S", str(wheel_hookgate),
+                       "hook", "claude", "--event", "PreToolUse"]
 
 
 def test_the_registered_warm_path_imports_neither_site_nor_os(wheel_hookgate: Path, tmp_path: Path,
@@ -349,12 +349,12 @@ def test_the_plugin_channels_warm_path_imports_neither_site_nor_os(wheel_hookgat
         folder = tmp_path / "links"
         folder.mkdir()
         (folder / "hookgate").symlink_to(wheel_hookgate)
-    env = {**warm.env(), "PATH": f"{folder}:/usr/bin:/bin", "PYTHONPROFILEIMPORTTIME": "1"}
+    env = {**warm.env(), "PATH": f"{folder}:/usr/bin:/bin"}
     started = subprocess.run([str(wheel_hookgate), "warm", "--project", str(project), "start"], env=env,
                              capture_output=True, text=True, timeout=60)
     assert started.returncode == 0, started.stderr
     command = plugin.hook_command("PreToolUse") if on_path != "by name" else "hookgate hook claude --event PreToolUse"
-    answer, modules, _ = run_registered(command, payload, project, env)
+    answer, modules, _ = run_registered(command, payload, project, env, importtime=True)
     assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert answered_by(wheel_hookgate, project, env, 1), "the core answered it"
     if on_path == "by name":
@@ -380,7 +380,7 @@ def test_a_warm_answer_leaves_the_registered_command_as_the_in_process_one_does(
     answers = {}
     for name, call_env in (("warm", env), ("in-process", {**env, "HOOKGATE_WARM": "off"})):
         for payload in (refused, b"{not json"):
-            done = subprocess.run(["sh", "-c", command], input=payload, cwd=tmp_path, env=call_env,
+            done = subprocess.run(command, input=payload, cwd=tmp_path, env=call_env,
                                   capture_output=True, timeout=120)
             answers.setdefault(name, []).append((done.stdout, done.stderr, done.returncode))
     assert answers["warm"] == answers["in-process"]
@@ -539,8 +539,8 @@ def test_the_real_claude_code_runs_the_site_less_registration(wheel_hookgate: Pa
 
     hookgate("install", "claude", "--project", str(work))
     settings = json.loads((work / ".claude" / "settings.json").read_text())
-    commands = [h["command"] for entries in settings["hooks"].values() for entry in entries for h in entry["hooks"]]
-    assert commands and all(" -S " in command for command in commands), commands
+    commands = [handler_argv(h) for entries in settings["hooks"].values() for entry in entries for h in entry["hooks"]]
+    assert commands and all(command[1] == "-S" for command in commands), commands
     try:
         with FakeModel() as model:
             for turn in ("cold", "warm"):  # the first session's calls start the core the second one uses

@@ -3,7 +3,7 @@ import subprocess
 
 import pytest
 
-from support import HOOKGATE
+from support import HOOKGATE, handler_argv
 from hookgate_claude.install import REGISTRATIONS, install, installed_events, uninstall
 
 USER_SETTINGS = {
@@ -33,7 +33,8 @@ def test_install_merges_is_idempotent_and_uninstall_restores_exactly(tmp_path):
     assert data["hooks"]["PreToolUse"][0] == USER_SETTINGS["hooks"]["PreToolUse"][0]
     assert installed_events(settings) == {event for event, *_ in REGISTRATIONS}
     ours = data["hooks"]["PreToolUse"][1]["hooks"][0]
-    assert ours["command"].startswith(HOOKGATE) and ours["command"].endswith("hook claude --event PreToolUse")
+    # exec form: Claude Code starts hookgate itself, no shell in between
+    assert handler_argv(ours) == [HOOKGATE, "hook", "claude", "--event", "PreToolUse"]
     assert ours["onFailure"] == "block"
     assert cli("uninstall", "claude", "--project", str(tmp_path), cwd=tmp_path).returncode == 0
     assert json.loads(settings.read_text()) == USER_SETTINGS
@@ -49,9 +50,9 @@ def test_install_into_a_fresh_project_and_back(tmp_path):
 
 def test_installed_command_runs_outside_the_venv(tmp_path):
     install(tmp_path / "s.json", HOOKGATE)
-    command = json.loads((tmp_path / "s.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
+    handler = json.loads((tmp_path / "s.json").read_text())["hooks"]["Stop"][0]["hooks"][0]
     payload = json.dumps({"hook_event_name": "Stop", "session_id": "s", "cwd": str(tmp_path)})
-    done = subprocess.run(["sh", "-c", command], input=payload, text=True, capture_output=True, cwd=tmp_path,
+    done = subprocess.run(handler_argv(handler), input=payload, text=True, capture_output=True, cwd=tmp_path,
                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "HOOKGATE_WARM_IDLE": "10"})
     assert done.returncode == 0 and done.stderr == ""
 
@@ -111,3 +112,33 @@ def test_role_set_under_a_broken_config_is_refused_with_the_config_error(tmp_pat
     assert done.returncode == 2 and "config could not be read" in done.stderr and "config.toml" in done.stderr
     assert not (tmp_path / ".hookgate" / "current_role").exists()
     assert cli("role", "set", "build", "--force", cwd=tmp_path).returncode == 0
+
+
+def test_a_shell_form_registration_of_an_earlier_hookgate_is_stale_replaced_and_removed(tmp_path):
+    """An earlier hookgate wrote each handler as one command line, which Claude Code hands to a
+    shell. Doctor calls it stale, install replaces it by the exec form (no handler twice), and
+    uninstall takes either form out."""
+    from hookgate.formats import hooksjson
+    from hookgate_claude.install import _is_ours, registrations, stale_events
+
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    earlier = {event: [{**group, "hooks": [{**{k: v for k, v in handler.items() if k != "args"},
+                                            "command": f"{HOOKGATE} hook claude --event {event}"}
+                                           for handler in group["hooks"]]} for group in groups]
+               for event, groups in registrations(HOOKGATE).items()}
+
+    def install_earlier() -> None:  # as the earlier install wrote them: into the user's file
+        settings.write_text(json.dumps(USER_SETTINGS))
+        assert hooksjson.register(settings, earlier, _is_ours)
+
+    install_earlier()
+    assert installed_events(settings) == {event for event, *_ in REGISTRATIONS}
+    assert stale_events(settings) == sorted(event for event, *_ in REGISTRATIONS)
+    assert cli("install", "claude", "--project", str(tmp_path), cwd=tmp_path).returncode == 0
+    assert stale_events(settings) == []
+    handlers = [h for groups in json.loads(settings.read_text())["hooks"].values() for g in groups for h in g["hooks"]]
+    ours = [h for h in handlers if "hookgate" in json.dumps(h)]
+    assert len(ours) == len(REGISTRATIONS) and all(isinstance(h.get("args"), list) for h in ours)
+    install_earlier()
+    assert uninstall(settings) and json.loads(settings.read_text()) == USER_SETTINGS

@@ -18,7 +18,7 @@ from hookgate.hookcall import GATING_EVENTS
 from hookgate_claude import install as claude_settings
 from hookgate_codex import install as codex_registration
 from hookgate_gemini import install as gemini_settings
-from support import HOOKGATE
+from support import HOOKGATE, handler_argv
 
 ROOT = Path(__file__).resolve().parents[1]
 PAYLOADS = ROOT / "parity-tests" / "payloads"
@@ -40,7 +40,7 @@ def test_claude_settings_are_the_matrix():
         assert group.get("matcher") == entry.matcher
         assert handler["timeout"] == entry.timeout_for("claude")
         assert (handler.get("onFailure") == "block") == entry.fail_closed
-        assert handler["command"] == f"hookgate hook claude --event {entry.event}"
+        assert handler_argv(handler) == ["hookgate", "hook", "claude", "--event", entry.event]  # exec form
 
 
 def test_codex_hooks_are_the_matrix():
@@ -107,15 +107,15 @@ CASES = [(entry, runtime) for runtime in WRITERS for entry in lifecycle.for_runt
 @pytest.mark.parametrize("entry, runtime", CASES, ids=[f"{e.id}-{rt}" for e, rt in CASES])
 def test_each_registration_answers_its_event(tmp_path, entry, runtime):
     """The contract: the exact command install writes for this event, run the way the runtime runs
-    it (through a shell), answers a real payload of the event, and a payload it cannot read gets
-    the matrix's fail mode."""
+    it (Claude Code's exec form as it is, the others' command lines through a shell), answers a
+    real payload of the event, and a payload it cannot read gets the matrix's fail mode."""
     (tmp_path / ".hookgate").mkdir()
     group = WRITERS[runtime].registrations(HOOKGATE)[entry.on(runtime)][0]
-    command = group["hooks"][0]["command"]
+    argv = handler_argv(group["hooks"][0])
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
 
     def run(stdin: bytes) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(["sh", "-c", command], input=stdin, cwd=tmp_path, env=env, capture_output=True, timeout=60)
+        return subprocess.run(argv, input=stdin, cwd=tmp_path, env=env, capture_output=True, timeout=60)
 
     answered = run(json.dumps(_payload(str(entry.on(runtime)), tmp_path, runtime)).encode())
     assert answered.returncode == 0, answered.stderr.decode()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import stat
 import subprocess
 import tomllib
@@ -20,7 +21,7 @@ from hookgate_claude import install as claude_settings
 from hookgate_codex import plugin as codex_plugin
 from hookgate_codex import install as codex_registration, plugin_trust, trust
 from hookgate_gemini import extension as gemini_extension, install as gemini_settings
-from support import HOOKGATE
+from support import HOOKGATE, handler_argv
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGINS = {"claude": (claude_plugin, claude_settings), "codex": (codex_plugin, codex_registration),
@@ -50,9 +51,15 @@ def test_the_plugin_registers_what_install_registers(runtime):
         (group,), (theirs,) = groups, installed[entry.on(runtime)]
         (handler,), (their_handler,) = group["hooks"], theirs["hooks"]
         assert {k: v for k, v in group.items() if k != "hooks"} == {k: v for k, v in theirs.items() if k != "hooks"}
-        assert {k: v for k, v in handler.items() if k != "command"} == \
-            {k: v for k, v in their_handler.items() if k != "command"}
-        assert f'"$@" hook {runtime} --event {event}' in handler["command"]
+        assert {k: v for k, v in handler.items() if k not in ("command", "args")} == \
+            {k: v for k, v in their_handler.items() if k not in ("command", "args")}
+        # what it runs is the command line the tests below run through a shell; Claude Code's
+        # handlers are in exec form, as install writes them: sh, its script an argument
+        argv = handler_argv(handler)
+        assert f'"$@" hook {runtime} --event {event}' in argv[-1]
+        assert argv == (shlex.split(module.hook_command(event)) if runtime == "claude"
+                        else ["sh", "-c", module.hook_command(event)])
+        assert ("args" in handler) == ("args" in their_handler) == (runtime == "claude")
 
 
 def test_the_manifests_carry_this_version_and_point_at_the_plugin_folders():

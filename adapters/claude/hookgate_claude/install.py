@@ -1,13 +1,20 @@
 """hookgate's registrations in Claude Code's settings.json (`hooks` -> event -> matcher groups).
 
 Install merges into what is there (every other key and hook is kept) and is idempotent;
-uninstall removes exactly the handlers that run `hookgate hook claude`.
+uninstall removes exactly the handlers that run `hookgate hook claude`, in either form below.
+
+Each handler is in exec form (`command` and `args`: Claude Code starts the program itself, with
+no shell in between), not shell form (`command` alone, which Claude Code hands to a shell): a
+shell's start is about a sixth of a warm hook call. Both pinned versions take it (the schema's
+`args`, and the real tier runs them); a handler an older hookgate wrote in shell form is still
+recognised, and doctor calls it stale.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,10 +37,25 @@ def config_path(project: Path | None) -> Path:
     return Path(home) / "settings.json"
 
 
+def exec_form(line: str) -> dict[str, Any]:
+    """A command line (shell words) as an exec-form handler's `command` and `args`."""
+    program, *args = shlex.split(line)
+    return {"command": program, "args": args}
+
+
+def command_line(handler: dict[str, Any]) -> str:
+    """What a handler runs, as one command line, in either form."""
+    args = handler.get("args")
+    command = str(handler.get("command", ""))
+    return shlex.join([command, *map(str, args)]) if isinstance(args, list) else command
+
+
 def registrations(command: str) -> dict[str, list[dict[str, Any]]]:
+    """`command`: how to start hookgate, as shell words (hookgate.cli.install.hook_command)."""
     hooks: dict[str, list[dict[str, Any]]] = {}
     for event, matcher, timeout, fail_closed in REGISTRATIONS:
-        handler: dict[str, Any] = {"type": "command", "command": f"{command} hook claude --event {event}", "timeout": timeout}
+        handler: dict[str, Any] = {"type": "command", **exec_form(f"{command} hook claude --event {event}"),
+                                   "timeout": timeout}
         if fail_closed:
             handler["onFailure"] = "block"  # a crash or timeout of hookgate blocks instead of allowing
         hooks[event] = [{"matcher": matcher, "hooks": [handler]} if matcher else {"hooks": [handler]}]
@@ -62,7 +84,7 @@ def installed_events(path: Path) -> set[str]:
 def installed_commands(path: Path) -> list[tuple[str, str]]:
     """(event, command) of every hookgate handler in the file (for doctor)."""
     hooks = hooksjson.read(path).get("hooks", {}) if path.exists() else {}
-    return [(event, str(handler.get("command"))) for event, _, _, _, handler in hooksjson.entries(hooks)
+    return [(event, command_line(handler)) for event, _, _, _, handler in hooksjson.entries(hooks)
             if _is_ours(handler)]
 
 
@@ -74,7 +96,7 @@ def stale_events(path: Path) -> list[str]:
     for event, _, _, group, handler in hooksjson.entries(hooks):
         if not _is_ours(handler):
             continue
-        command = str(handler.get("command", "")).split(" hook claude", 1)[0]
+        command = command_line(handler).split(" hook claude", 1)[0]
         expected = registrations(command).get(event)
         if expected is None or {k: v for k, v in group.items() if k != "hooks"} != \
                 {k: v for k, v in expected[0].items() if k != "hooks"} or handler != expected[0]["hooks"][0]:
@@ -83,4 +105,4 @@ def stale_events(path: Path) -> list[str]:
 
 
 def _is_ours(handler: Any) -> bool:
-    return isinstance(handler, dict) and bool(_OURS.search(str(handler.get("command", ""))))
+    return isinstance(handler, dict) and bool(_OURS.search(command_line(handler)))

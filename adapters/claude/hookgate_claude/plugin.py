@@ -6,6 +6,7 @@
   adapters/claude/plugin/.claude-plugin/plugin.json   the plugin (`claude plugin install hookgate@hookgate`)
   adapters/claude/plugin/hooks/hooks.json         its hooks: the same registrations as `hookgate install
                                                   claude` (install.py), calling the hookgate on PATH
+                                                  through `sh` in exec form (sh -c is the argument list)
 
 tests/test_plugin_channels.py fails when a file drifts from what this module renders.
 """
@@ -35,7 +36,8 @@ def hook_command(event: str) -> str:
 
 def hooks() -> dict[str, Any]:
     return {"description": DESCRIPTION,
-            **plugin_hooks.hooks_document(settings.registrations(plugin_hooks.PROGRAM), hook_command)}
+            **plugin_hooks.hooks_document(settings.registrations(plugin_hooks.PROGRAM), hook_command,
+                                          settings.exec_form)}
 
 
 def files() -> dict[str, str]:

@@ -92,12 +92,14 @@ def session_start_answer() -> str:
                        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": message}})
 
 
-def hooks_document(registrations: dict[str, Any], hook_command: Callable[[str], str]) -> dict[str, Any]:
-    """The plugin's hooks.json: the install's registrations, each handler running `hook_command(event)`."""
+def hooks_document(registrations: dict[str, Any], hook_command: Callable[[str], str],
+                   form: Callable[[str], dict[str, Any]] = lambda line: {"command": line}) -> dict[str, Any]:
+    """The plugin's hooks.json: the install's registrations, each handler running `hook_command(event)`
+    in the runtime's form of a handler (`form`: the handler's fields for a command line)."""
     for event, groups in registrations.items():
         for group in groups:
             for handler in group["hooks"]:
-                handler["command"] = hook_command(event)
+                handler.update(form(hook_command(event)))
     return {"hooks": registrations}
 
 
