@@ -92,6 +92,9 @@ test("the real core: decisions, a kill mid-session, restart, clean shutdown", as
   assert.equal(blocked.kind, "block")
   assert.match(blocked.reason, /Build role cannot write game code directly \(player\.gd\)/)
   assert.equal((await core.evaluate(event("notes.txt"))).kind, "allow")
+  // the core writes a decision's records after its answer, before it reads the next frame: once a
+  // ping is answered they are on disk (a kill between an answer and its records loses those records)
+  await core.request("ping", {})
   const first = core.server.pid
   process.kill(first, "SIGKILL")
   await until(() => core.child === null) // the client saw the core go
