@@ -121,28 +121,25 @@ C_CLIENT = "a C client of the warm core"
 PEER = "peer: 2 scripts per Write (GodotMaker's way)"
 
 
+def claude_handler(path: Path, event: str) -> tuple[dict, list[str]]:
+    """The first handler for `event` in a Claude Code hooks document, and the argv Claude Code
+    starts for it: exec form (`command`, `args`) as it is, a command line alone through a shell."""
+    handler = next(h for entry in json.loads(path.read_text())["hooks"][event] for h in entry["hooks"])
+    args = handler.get("args")
+    return handler, [handler["command"], *args] if isinstance(args, list) else ["sh", "-c", handler["command"]]
+
+
 def registered_command(python: Path, root: Path, env: dict[str, str]) -> list[str]:
     """The PreToolUse handler `hookgate install claude` writes, as the argv Claude Code starts."""
     hookgate = str(python.with_name("hookgate"))
     subprocess.run([hookgate, "install", "claude", "--project", str(root)], env=env, check=True, capture_output=True)
-    settings = json.loads((root / ".claude" / "settings.json").read_text())
-    handler = next(h for entry in settings["hooks"]["PreToolUse"] for h in entry["hooks"])
-    if not isinstance(handler.get("args"), list):
+    handler, argv = claude_handler(root / ".claude" / "settings.json", "PreToolUse")
+    if "args" not in handler:
         raise SystemExit(f"the registration is not in exec form (Claude Code would start a shell first): {handler}")
-    argv = [handler["command"], *handler["args"]]  # as Claude Code starts it: no shell
     argv = argv[:argv.index("hook")]  # the program; the benchmark adds `hook claude`
     if "-S" not in argv:
         raise SystemExit(f"the registration does not start hookgate without site: {argv}")
     return argv
-
-
-def plugin_argv(event: str) -> list[str]:
-    """The Claude Code plugin's handler for `event`, as the plugin ships it and the runtime starts
-    it: exec form as it is, a command line through a shell."""
-    shipped = json.loads((ROOT / "adapters" / "claude" / "plugin" / "hooks" / "hooks.json").read_text())
-    handler = next(h for entry in shipped["hooks"][event] for h in entry["hooks"])
-    args = handler.get("args")
-    return [handler["command"], *args] if isinstance(args, list) else ["sh", "-c", handler["command"]]
 
 
 def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
@@ -164,6 +161,7 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_")}
         cold_env = {**env, "HOOKGATE_WARM": "off"}
         registered = registered_command(python, root, env)
+        _, plugin = claude_handler(ROOT / "adapters" / "claude" / "plugin" / "hooks" / "hooks.json", "PreToolUse")
         # the core first: it makes the private directory the socket's path is worked out in (on a
         # fresh machine there is none before a core has started)
         subprocess.run([hookgate, "warm", "start"], cwd=root, env=env, check=True, capture_output=True)
@@ -177,7 +175,7 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
             'python -c "import msgspec"': ([[str(python), "-c", "import msgspec"]], b"", env),
             WARM: ([[*registered, "hook", "claude"]], payload(root), env),
             WARM_BY_NAME: ([[hookgate, "hook", "claude"]], payload(root), env),
-            WARM_PLUGIN: ([plugin_argv("PreToolUse")], payload(root),
+            WARM_PLUGIN: ([plugin], payload(root),
                           {**env, "PATH": f"{python.parent}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"}),
             COLD: ([[*registered, "hook", "claude"]], payload(root), cold_env),
             COLD_BASH: ([[*registered, "hook", "claude"]] * 2, bash_pair, cold_env),
