@@ -2,6 +2,7 @@
 that the warm client (hookgate.warm.client) imports nothing but itself and `_socket`."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -415,8 +416,12 @@ def test_the_registered_cold_path_finds_its_packages(wheel_hookgate: Path, tmp_p
     assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert {"msgspec", "hookgate.stdin"} <= modules and "site" not in modules
     assert "pathlib" in modules and {"urllib.parse", "ipaddress"} & modules == set()  # hookgate.startup
-
+    # msgspec without typing_extensions (installed here for watchfiles' anyio), so without the
+    # inspect and ast it imports (-X importtime lists typing_extensions itself, as a failed import)
     site_packages = next(wheel_hookgate.parent.parent.glob("lib/python*/site-packages"))
+    assert list(site_packages.glob("typing_extensions.py"))
+    assert {"inspect", "ast", "dis"} & modules == set()
+
     extra = tmp_path / "extra"
     (extra / "house_rules").mkdir(parents=True)
     (extra / "house_rules" / "__init__.py").write_text("DENY = 'house rule: no scenes'\n")
@@ -451,6 +456,57 @@ def test_the_registered_cold_path_finds_its_packages(wheel_hookgate: Path, tmp_p
     finally:
         (site_packages / "elsewhere.pth").unlink()
         (moved / "msgspec").rename(site_packages / "msgspec")
+
+
+MSGSPEC_STATE = r"""
+import json, sys
+if sys.argv[1] == "plain":
+    import msgspec
+    light = None
+else:
+    if sys.argv[1] == "after typing_extensions":
+        import typing_extensions
+    from hookgate.startup import import_msgspec_lightly, msgspec_as_imported
+    import_msgspec_lightly()
+    import msgspec._utils
+    light = [sorted({"typing_extensions", "inspect", "ast"} & set(sys.modules)), msgspec._utils._get_type_hints.__module__]
+    msgspec_as_imported()  # what loading a project's policy does first
+import msgspec._utils as helpers
+print(json.dumps({"light": light, "hints": helpers._get_type_hints.__module__,
+                  "required": repr(helpers.Required), "not_required": repr(helpers.NotRequired)}))
+"""
+
+
+@pytest.mark.parametrize("how", ["light", "after typing_extensions"])
+def test_msgspec_imported_lightly_is_msgspec_as_imported_once_a_policy_loads(how: str) -> None:
+    """hookgate.startup hides typing_extensions while msgspec loads on the cold path; a policy
+    about to run gets msgspec's helpers as a plain import makes them (they read typing_extensions
+    alone). Where typing_extensions is loaded already, msgspec is imported the plain way."""
+    def state(mode: str) -> dict:
+        done = subprocess.run([sys.executable, "-c", MSGSPEC_STATE, mode], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    plain, light = state("plain"), state(how)
+    assert plain.pop("light") is None
+    assert plain["hints"] == "typing_extensions"  # installed here: what the plain import takes
+    assert light.pop("light") == ([[], "typing"] if how == "light" else
+                                  [["ast", "inspect", "typing_extensions"], "typing_extensions"])
+    assert light == plain
+
+
+def test_a_msgspec_that_needs_typing_extensions_is_imported_the_plain_way(tmp_path: Path) -> None:
+    """Should a msgspec ever import typing_extensions without a fallback, hiding it must not cost
+    the cold path its msgspec (the decision would fail for want of its core)."""
+    (tmp_path / "msgspec").mkdir()
+    (tmp_path / "msgspec" / "__init__.py").write_text("import typing_extensions\nNEEDS_IT = True\n")
+    probe = ("import sys, json\nfrom hookgate import startup\nstartup.import_msgspec_lightly()\nimport msgspec\n"
+             "print(json.dumps([msgspec.NEEDS_IT, 'typing_extensions' in sys.modules, "
+             "startup._msgspec_lacks_typing_extensions]))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [True, True, False]
 
 
 def test_a_cold_answer_leaves_without_teardown_and_loses_nothing(wheel_hookgate: Path, tmp_path: Path,

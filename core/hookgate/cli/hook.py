@@ -85,12 +85,17 @@ def _nothing_left() -> bool:
 
 
 def _find_msgspec() -> None:
-    """An in-process decision needs msgspec: where the install's site-packages (on the path the
-    registered command starts with, core/bin/hookgate) lacks it, site finds it as it would for a
-    plain start. Nothing else of site is needed unless a project's policy loads (python_hooks)."""
-    try:
-        import msgspec  # noqa: F401
-    except ImportError:
-        from hookgate.startup import complete_sys_path
+    """An in-process decision needs msgspec (imported lightly, hookgate.startup): where the
+    install's site-packages (on the path the registered command starts with, core/bin/hookgate)
+    lacks it, site finds it as it would for a plain start. Nothing else of site is needed unless a
+    project's policy loads (python_hooks)."""
+    from hookgate.startup import complete_sys_path, import_msgspec_lightly
 
+    try:
+        import_msgspec_lightly()
+    except ImportError:
         complete_sys_path()
+        try:
+            import_msgspec_lightly()
+        except ImportError:  # hookgate.stdin answers without its core, and says why
+            pass

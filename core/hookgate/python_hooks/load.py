@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..startup import complete_sys_path
+from ..startup import complete_sys_path, msgspec_as_imported
 from . import policy_files
 from .hooks import PROCESS, Registry, loading_into
 
@@ -26,7 +26,8 @@ FILE_MODULE_PREFIX = "hookgate_policies."
 def load(policy_dir: Path | None, modules: Sequence[str] = ()) -> tuple[Registry, list[str]]:
     """The registry the policies build (starting from the process's own hooks) and the errors of
     those that failed, one line each."""
-    complete_sys_path()  # a policy may import whatever a plain start of Python could
+    complete_sys_path()  # a policy may import whatever a plain start of Python could,
+    msgspec_as_imported()  # and hand msgspec what a plain import of it understands
     registry = PROCESS.copy()
     errors: list[str] = []
     with loading_into(registry):
