@@ -11,7 +11,6 @@ import _signal
 import fcntl
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -42,15 +41,16 @@ def rate(fn: Callable[[], object], seconds: float = ROUND_SECONDS) -> float:
     return calls / elapsed
 
 
-def interleaved(fns: dict[str, Callable[[], object]]) -> dict[str, float]:
-    """The median rate of each, the functions taking turns round by round."""
+def interleaved(fns: dict[str, Callable[[], object]]) -> dict[str, list[float]]:
+    """Each one's rate in every round, the functions taking turns round by round (benchmarks/run.py
+    takes the medians, the spreads and the ratios round by round)."""
     rates: dict[str, list[float]] = {name: [] for name in fns}
     for name, fn in fns.items():
         rate(fn, 0.1)  # warm-up: first-use caches, allocator
     for _ in range(ROUNDS):
         for name, fn in fns.items():
             rates[name].append(rate(fn))
-    return {name: statistics.median(values) for name, values in rates.items()}
+    return rates
 
 
 def project(root: Path, role: str = "build") -> None:
@@ -148,7 +148,7 @@ def engine() -> dict[str, object]:
                              ALLOWED: allowed, DENIED: denied,
                              **{FLOORS[name]: syscall_floor(root, path, noted=name == ALLOWED)
                                 for name, path in ((ALLOWED, allowed_path), (DENIED, refused_path))}})
-    return {"per_second": {k: round(v) for k, v in rates.items()}, "floors": FLOORS}
+    return {"rounds": rates, "floors": FLOORS}
 
 
 def completion() -> dict[str, object]:
@@ -173,8 +173,7 @@ def completion() -> dict[str, object]:
         log_bytes = (Path(tmp) / "long" / ".hookgate" / "sessions" / "bench" / "metrics.jsonl").stat().st_size
         settled()
         rates = interleaved(deciders)
-    return {"per_second": {k: round(v) for k, v in rates.items()}, "log_bytes": log_bytes,
-            "cost_ratio": round(rates["empty log"] / rates[long_log], 2)}
+    return {"rounds": rates, "log_bytes": log_bytes, "baseline": "empty log", "long": long_log}
 
 
 if __name__ == "__main__":

@@ -3,8 +3,10 @@
     python benchmarks/run.py [--rounds N] [--json PATH]
 
 Machines here are shared and noisy, so every figure is a ratio against a baseline measured in the
-same run, with the commands interleaved round by round. hookgate is measured as users run it: a
-regular (not editable) install in a venv of its own, built on first use under benchmarks/.venv.
+same run, with the commands interleaved round by round; a ratio is taken in each round (paired)
+and printed as the median of the rounds' ratios with their min-max, the target judged on the
+median. hookgate is measured as users run it: a regular (not editable) install in a venv of its
+own, built on first use under benchmarks/.venv.
 
 - stdin hook: `hookgate hook claude` on a PreToolUse Write the build role refuses, as `hookgate install
   claude` registers it (`python -S .../bin/hookgate`), answered by the project's warm core and
@@ -62,6 +64,26 @@ OPENCODE_MAX_P50_MS = 0.5  # the issue's absolute figures: printed targets, neve
 OPENCODE_MAX_P99_MS = 2.0
 OPENCODE_MAX_PAIR_P50_MS = 2.0  # a bash call's before + after with the effect check on
 OPENCODE_MIN_SPEEDUP = 50.0
+
+
+def spread(values: list[float]) -> list[float]:
+    """[median, min, max]: a figure and the machine's noise around it."""
+    return [statistics.median(values), min(values), max(values)]
+
+
+def paired(tops: list[float], bottoms: list[float]) -> list[float]:
+    """A ratio taken round by round, each round's figure over its baseline timed in the same round
+    (a slow stretch of the machine weighs on both sides of it), as spread() of those ratios."""
+    return [round(x, 3) for x in spread([top / bottom for top, bottom in zip(tops, bottoms, strict=True)])]
+
+
+def mark(met: bool, target: str) -> str:
+    return f"  [{target}: {'met' if met else 'MISSED'}]"
+
+
+def ratio_text(ratio: list[float], width: int = 8, digits: int = 2) -> str:
+    median, low, high = ratio
+    return f"{median:{width}.{digits}f}x [{low:.{digits}f}-{high:.{digits}f}]"
 
 
 def bench_python() -> Path:
@@ -205,25 +227,24 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
         if "running" not in served.stdout:
             raise SystemExit(f"the warm core was not running through the benchmark: {served.stdout}")
     medians = {name: statistics.median(values) for name, values in times.items()}
-    bare, floor = medians["python -c pass"], medians['python -c "import msgspec"']
-    warm, cold = medians[WARM], medians[COLD]
+    bare, floor, warm = times["python -c pass"], times['python -c "import msgspec"'], times[WARM]
     ratios = {
-        "warm hook / bare python": round(warm / bare, 2),
-        "warm hook by name / bare python": round(medians[WARM_BY_NAME] / bare, 2),
-        "warm hook, plugin channels' command / bare python": round(medians[WARM_PLUGIN] / bare, 2),
-        "warm hook, plugin channels' command / by name": round(medians[WARM_PLUGIN] / medians[WARM_BY_NAME], 2),
-        "warm hook / msgspec-import floor": round(warm / floor, 2),
-        "cold hook / bare python": round(cold / bare, 2),
-        "cold hook / msgspec-import floor": round(cold / floor, 2),
-        "cold Bash pair / two msgspec-import floors": round(medians[COLD_BASH] / (2 * floor), 2),
-        "warm hook / cold hook": round(warm / cold, 2),
-        "peer (2 scripts) / warm hook": round(medians[PEER] / warm, 2),
+        "warm hook / bare python": paired(warm, bare),
+        "warm hook by name / bare python": paired(times[WARM_BY_NAME], bare),
+        "warm hook, plugin channels' command / bare python": paired(times[WARM_PLUGIN], bare),
+        "warm hook, plugin channels' command / by name": paired(times[WARM_PLUGIN], times[WARM_BY_NAME]),
+        "warm hook / msgspec-import floor": paired(warm, floor),
+        "cold hook / bare python": paired(times[COLD], bare),
+        "cold hook / msgspec-import floor": paired(times[COLD], floor),
+        "cold Bash pair / two msgspec-import floors": paired(times[COLD_BASH], [2 * t for t in floor]),
+        "warm hook / cold hook": paired(warm, times[COLD]),
+        "peer (2 scripts) / warm hook": paired(times[PEER], warm),
     }
-    if C_CLIENT in medians:
-        ratios["C client / warm hook"] = round(medians[C_CLIENT] / warm, 2)
-        ratios["C client / bare python"] = round(medians[C_CLIENT] / bare, 2)
+    if C_CLIENT in times:
+        ratios["C client / warm hook"] = paired(times[C_CLIENT], warm)
+        ratios["C client / bare python"] = paired(times[C_CLIENT], bare)
     breakdown["interpreter start without site"] = round(medians["python -S -c pass"] * 1000, 2)
-    breakdown["site (python -c pass minus python -S)"] = round((bare - medians["python -S -c pass"]) * 1000, 2)
+    breakdown["site (python -c pass minus python -S)"] = round((medians["python -c pass"] - medians["python -S -c pass"]) * 1000, 2)
     return {
         "medians_ms": {k: round(v * 1000, 2) for k, v in medians.items()},
         "min_max_ms": {k: [round(min(v) * 1000, 2), round(max(v) * 1000, 2)] for k, v in times.items()},
@@ -363,7 +384,7 @@ def effect_check(python: Path, rounds: int) -> dict[str, object]:
     return {
         "medians_ms": {k: round(v * 1000, 2) for k, v in medians.items()},
         "min_max_ms": {k: [round(min(v) * 1000, 2), round(max(v) * 1000, 2)] for k, v in times.items()},
-        "ratios": {"Bash pre+post, effect check on / off": round(medians["effect check on"] / medians["effect check off"], 2)},
+        "ratios": {"Bash pre+post, effect check on / off": paired(times["effect check on"], times["effect check off"])},
         "opencode_pair_ms": {name: {"p50": round(o["p50_ms"], 2), "p99": round(o["p99_ms"], 2)}
                              for name, o in opencode.items()},
         "kept_copies": protected,
@@ -418,55 +439,66 @@ def effect_lines(effect: dict) -> list[str]:
     lines += [f"  {name:<44} {ms:8.1f} ms  [{lo:.1f}-{hi:.1f}]"
               for (name, ms), (lo, hi) in zip(effect["medians_ms"].items(), effect["min_max_ms"].values())]
     for name, ratio in effect["ratios"].items():
-        lines.append(f"  {name:<44} {ratio:8.2f}x  [<= {TARGETS[name]}x: {'met' if ratio <= TARGETS[name] else 'MISSED'}]")
+        lines.append(f"  {name:<44} {ratio_text(ratio, digits=3)}{mark(ratio[0] <= TARGETS[name], f'<= {TARGETS[name]}x')}")
     for name, ms in effect["opencode_pair_ms"].items():
-        verdict = f"  [<= {OPENCODE_MAX_PAIR_P50_MS:g} ms: {'met' if ms['p50'] <= OPENCODE_MAX_PAIR_P50_MS else 'MISSED'}]" \
+        verdict = mark(ms["p50"] <= OPENCODE_MAX_PAIR_P50_MS, f"<= {OPENCODE_MAX_PAIR_P50_MS:g} ms") \
             if name == "effect check on" else ""
         lines.append(f"  {'OpenCode before+after, ' + name + ', p50 / p99':<44} {ms['p50']:8.2f} / {ms['p99']:.2f} ms{verdict}")
     return lines
 
 
-def stdin_lines(hook: dict, extra_ratios: dict[str, float] | None = None) -> list[str]:
+def stdin_lines(hook: dict, extra_ratios: dict[str, list[float]] | None = None) -> list[str]:
     lines = [f"stdin hook latency, median of {hook['rounds']} interleaved rounds [min-max] "
              "(absolute ms are for this machine only)"]
     lines += [f"  {name:<52} {ms:8.1f} ms  [{lo:.1f}-{hi:.1f}]"
               for (name, ms), (lo, hi) in zip(hook["medians_ms"].items(), hook["min_max_ms"].values())]
     lines += ["", "where a warm call's time goes (ms)"]
     lines += [f"  {name:<60} {ms:6.2f}" for name, ms in hook["warm_breakdown_ms"].items()]
-    lines += ["", "ratios (target in brackets)"]
+    lines += ["", "ratios, round by round: median [min-max] (target in brackets, judged on the median)"]
     for name, ratio in {**hook["ratios"], **(extra_ratios or {})}.items():
         target = TARGETS.get(name)
-        verdict = "" if target is None else f"  [<= {target}x: {'met' if ratio <= target else 'MISSED'}]"
-        lines.append(f"  {name:<52} {ratio:8.2f}x{verdict}")
+        verdict = "" if target is None else mark(ratio[0] <= target, f"<= {target}x")
+        lines.append(f"  {name:<52} {ratio_text(ratio, digits=2 if target is None else 3)}{verdict}")
     return lines
+
+
+def rate_text(rates: list[float]) -> str:
+    median, low, high = spread(rates)
+    return f"{median:10,.0f}/s [{low:,.0f}-{high:,.0f}]"
 
 
 def engine_lines(engine: dict, completion: dict | None = None) -> list[str]:
-    lines = ["", f"in-process decisions per second, median of interleaved rounds [>= {MIN_DECISIONS_PER_SECOND:,}/s]"]
-    rates = engine["per_second"]
+    lines = ["", f"in-process decisions per second, median of interleaved rounds [min-max] (>= {MIN_DECISIONS_PER_SECOND:,}/s)"]
+    rounds = engine["rounds"]
     floors = engine["floors"]  # decision -> the row of its system calls alone
-    for name, rate in rates.items():
+    for name, rates in rounds.items():
         verdict = ""
         if name != "bare call":
-            mark = "the same system calls, no engine" if name in floors.values() else \
-                "met" if rate >= MIN_DECISIONS_PER_SECOND else "MISSED"
-            verdict = f"  ({rates['bare call'] / rate:5.1f}x a bare call) [{mark}]"
-        lines.append(f"  {name:<44} {rate:10,.0f}/s{verdict}")
+            verdict = f"  ({paired(rounds['bare call'], rates)[0]:5.1f}x a bare call)" + (
+                mark(statistics.median(rates) >= MIN_DECISIONS_PER_SECOND, f">= {MIN_DECISIONS_PER_SECOND:,}/s")
+                if name in floors else "  [the same system calls, no engine]" if name in floors.values() else "")
+        lines.append(f"  {name:<44} {rate_text(rates)}{verdict}")
     for name, floor in floors.items():
-        lines.append(f"  {name.removeprefix('PreToolUse ') + ' / its calls alone':<44} {rates[floor] / rates[name]:10.2f}x")
-    for name, rate in (completion or {}).get("per_second", {}).items():
-        lines.append(f"  {'Stop (completion gate), ' + name:<44} {rate:10,.0f}/s")
+        lines.append(f"  {name.removeprefix('PreToolUse ') + ' / its calls alone':<44} "
+                     f"{ratio_text(paired(rounds[floor], rounds[name]), 10)}")
+    for name, rates in (completion or {}).get("rounds", {}).items():
+        lines.append(f"  {'Stop (completion gate), ' + name:<44} {rate_text(rates)}")
     return lines
+
+
+def session_length_cost(completion: dict) -> list[float]:
+    """A Stop decision's time in the long session over its time in the empty one, round by round."""
+    return paired(completion["rounds"][completion["baseline"]], completion["rounds"][completion["long"]])
 
 
 def opencode_lines(opencode: dict) -> list[str]:
     lines = ["", f"OpenCode tool.execute.before -> verdict, {opencode['calls']} interleaved calls per side"]
     for name, ms in opencode["ms"].items():
         limit = OPENCODE_MAX_P50_MS if "p50" in name else OPENCODE_MAX_P99_MS
-        verdict = f"  [<= {limit:g} ms: {'met' if ms <= limit else 'MISSED'}]" if name.startswith("plugin -> core") else ""
+        verdict = mark(ms <= limit, f"<= {limit:g} ms") if name.startswith("plugin -> core") else ""
         lines.append(f"  {name:<44} {ms:8.2f} ms{verdict}")
     for name, ratio in opencode["ratios"].items():
-        verdict = f"  [>= {OPENCODE_MIN_SPEEDUP:g}x: {'met' if ratio >= OPENCODE_MIN_SPEEDUP else 'MISSED'}]" \
+        verdict = mark(ratio >= OPENCODE_MIN_SPEEDUP, f">= {OPENCODE_MIN_SPEEDUP:g}x") \
             if name == "process per call / plugin, p50" else ""
         lines.append(f"  {name:<44} {ratio:8.1f}x{verdict}")
     return lines
@@ -474,14 +506,17 @@ def opencode_lines(opencode: dict) -> list[str]:
 
 def report(results: dict[str, object], rounds: int) -> list[str]:
     completion = results["completion"]
-    lines = stdin_lines(results["stdin_hook"], {"session-length cost (1M-line log / empty)": completion["cost_ratio"]})
+    lines = stdin_lines(results["stdin_hook"], {"session-length cost (1M-line log / empty)": session_length_cost(completion)})
     lines += engine_lines(results["engine"], completion)
     lines += effect_lines(results["effect_check"])
     lines += opencode_lines(results["opencode_hook"])
     otel = results["otel"]
-    lines += ["", "OpenTelemetry export, decisions per second (median of interleaved rounds)"]
-    lines += [f"  {name:<44} {rate:10,.0f}/s" for name, rate in otel["per_second"].items()]
-    lines += [f"  {name:<44} {ratio:8.2f}x" for name, ratio in otel["ratios"].items()]
+    rates = otel["rounds"]
+    lines += ["", "OpenTelemetry export, decisions per second, median of interleaved rounds [min-max]"]
+    lines += [f"  {name:<44} {rate_text(values)}" for name, values in rates.items()]
+    # a rate's inverse is the decision's time: time with export over time without, round by round
+    lines += [f"  {'decision time, dead endpoint / ' + side:<44} {ratio_text(paired(rates[side], rates['dead endpoint']))}"
+              for side in ("no export", "live endpoint")]
     machine = results["machine"]
     lines += ["", f"machine: {machine['cpus']} cpus, load average {' '.join(f'{x:.2f}' for x in machine['load_average'])}"
               " (1, 5, 15 min) at the end of the run"]

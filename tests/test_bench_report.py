@@ -1,0 +1,70 @@
+"""`make bench` judges its targets on ratios taken round by round, each round's figure over the
+baseline timed in the same round, and prints their spread beside them (benchmarks/run.py). The
+report is built here from figures made up for it, so a slip in the arithmetic or a verdict shows in
+seconds, not after a quarter of an hour of benchmarking."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import inprocess  # noqa: E402
+import run  # noqa: E402
+
+
+def test_a_ratio_is_taken_round_by_round_not_as_a_ratio_of_medians() -> None:
+    # the medians' ratio is 3 / 2 = 1.5; the rounds' ratios are 0.5, 2.5 and 3.0
+    assert run.paired([1.0, 10.0, 3.0], [2.0, 4.0, 1.0]) == [2.5, 0.5, 3.0]
+
+
+def test_rounds_must_pair() -> None:
+    with pytest.raises(ValueError):
+        run.paired([1.0, 2.0], [1.0])
+
+
+def stdin_figures(warm: list[float], bare: list[float]) -> dict:
+    names = ["python -c pass", "python -S -c pass", 'python -c "import msgspec"', run.WARM, run.WARM_BY_NAME,
+             run.WARM_PLUGIN, run.COLD, run.COLD_BASH, run.PEER]
+    times = {name: [0.02] * len(warm) for name in names}
+    times[run.WARM], times["python -c pass"] = warm, bare
+    ratios = {"warm hook / bare python": run.paired(warm, bare),
+              "cold hook / msgspec-import floor": run.paired(times[run.COLD], times['python -c "import msgspec"'])}
+    return {"medians_ms": {name: 20.0 for name in names}, "min_max_ms": {name: [10.0, 30.0] for name in names},
+            "warm_breakdown_ms": {}, "ratios": ratios, "rounds": len(warm)}
+
+
+def line(lines: list[str], start: str) -> str:
+    (found,) = [text for text in lines if text.strip().startswith(start)]
+    return found
+
+
+def test_a_target_is_judged_on_the_median_and_the_spread_is_printed() -> None:
+    # three rounds: the warm call under the bare start in two of them, far over it in one
+    lines = run.stdin_lines(stdin_figures(warm=[0.018, 0.019, 0.040], bare=[0.020, 0.020, 0.020]))
+    assert line(lines, "warm hook / bare python").split()[-5:] == ["0.950x", "[0.900-2.000]", "[<=", "1.0x:", "met]"]
+    assert line(lines, "cold hook / msgspec-import floor").endswith("1.000x [1.000-1.000]  [<= 1.3x: met]")
+
+
+def test_a_median_over_the_target_is_missed_whatever_its_best_round() -> None:
+    lines = run.stdin_lines(stdin_figures(warm=[0.015, 0.021, 0.022], bare=[0.020, 0.020, 0.020]))
+    assert line(lines, "warm hook / bare python").endswith("1.050x [0.750-1.100]  [<= 1.0x: MISSED]")
+
+
+def test_engine_rows_print_their_spread_and_only_the_role_judged_writes_meet_a_target() -> None:
+    rounds = {"bare call": [1_000_000.0, 1_000_000.0, 1_000_000.0],
+              "PreToolUse Glob, no gate applies": [40_000.0, 50_000.0, 45_000.0],
+              inprocess.ALLOWED: [60_000.0, 40_000.0, 55_000.0],
+              inprocess.DENIED: [20_000.0, 25_000.0, 30_000.0],
+              "its system calls alone, allowed": [120_000.0, 80_000.0, 110_000.0],
+              "its system calls alone, denied": [40_000.0, 50_000.0, 60_000.0]}
+    lines = run.engine_lines({"rounds": rounds, "floors": inprocess.FLOORS})
+    assert line(lines, "PreToolUse Write, allowed").split("/s")[0].split()[-1] == "55,000"
+    assert line(lines, "PreToolUse Write, allowed").endswith("[40,000-60,000]  ( 18.2x a bare call)  [>= 50,000/s: met]")
+    assert line(lines, "PreToolUse Write, denied").endswith("[>= 50,000/s: MISSED]")
+    assert "MISSED" not in line(lines, "PreToolUse Glob") and "met" not in line(lines, "PreToolUse Glob")
+    assert line(lines, "its system calls alone, denied").endswith("[the same system calls, no engine]")
+    # each round's floor over the same round's decision: 2.0 in every round
+    assert line(lines, "Write, allowed / its calls alone").endswith("2.00x [2.00-2.00]")
+    assert line(lines, "Write, denied / its calls alone").endswith("2.00x [2.00-2.00]")
+
