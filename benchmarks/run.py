@@ -256,7 +256,7 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
 
 def warm_identity(python: Path, root: Path, env: dict[str, str]) -> tuple[bytes, str]:
     """What the C client is handed: the identity and socket the Python client works out."""
-    done = subprocess.run([str(python), "-c", "import sys; from hookgate.warm import client; "
+    done = subprocess.run([str(python), "-c", "import sys; from hookgate import client; "
                            "sys.stdout.buffer.write(client.identity() + b'\\n' + client.locate().encode())"],
                           cwd=root, env=env, capture_output=True, check=True)
     identity, _, socket = done.stdout.rpartition(b"\n")
@@ -274,7 +274,7 @@ def c_client(folder: Path) -> Path | None:
 WARM_PROBE = r"""
 import sys, time
 sys.path.append(sys.argv[1])
-from hookgate.warm import client
+from hookgate import client
 raw = sys.stdin.buffer.read()
 path, times = client.locate(), []
 for _ in range(int(sys.argv[2])):

@@ -31,7 +31,7 @@ ESSENTIAL_BLOCKERS = {
     "core/hookgate/model/verdicts.py": "defines the refusing verdicts; combine() keeps one gate's block a block",
     "core/hookgate/engine/loop.py": "a fail-closed gate's failure, and an unreadable payload when a gate of that event fails closed",
     "core/hookgate/hookcall.py": "last resort when no policy loads at all: the gating events fail closed",
-    "core/hookgate/cli/hook.py": "`hookgate hook` exits 2 on a usage error (the last resort it runs is in stdin.py)",
+    "core/hookgate/client.py": "`hookgate hook` exits 2 on a usage error (the last resort it runs is in stdin.py)",
     "adapters/claude/hookgate_claude/dialect.py": "renders the engine's refusal in Claude Code's protocol; decides nothing",
     "adapters/codex/hookgate_codex/dialect.py": "renders the engine's refusal in Codex's protocol (exit 2 + reason); decides nothing",
     "adapters/gemini/hookgate_gemini/dialect.py": "renders the engine's refusal in Gemini CLI's protocol (exit 2 + reason); decides nothing",
@@ -75,7 +75,7 @@ def files_with_blocking_primitives() -> set[str]:
             if path.suffix not in (".py", ".js", ".mjs") or "node_modules" in path.parts or "test" in path.name:
                 continue
             relative = path.relative_to(ROOT).as_posix()
-            if relative.startswith("core/hookgate/cli/") and relative != "core/hookgate/cli/hook.py":
+            if relative.startswith("core/hookgate/cli/"):
                 continue  # commands' own exit codes, not hook answers
             if relative.startswith(NOT_ON_DECISION_PATH):
                 continue

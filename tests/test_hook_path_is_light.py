@@ -1,5 +1,5 @@
 """The stdin hook path runs on every tool call of every agent: prove it imports nothing heavy, and
-that the warm client (hookgate.warm.client) imports nothing but itself and `_socket`."""
+that the warm client (hookgate.client) imports nothing but itself and `_socket`."""
 
 import json
 import os
@@ -25,19 +25,20 @@ import io, json, sys
 before = set(sys.modules)
 sys.argv = ["hookgate", "hook", "claude"]
 sys.stdin = io.TextIOWrapper(io.BytesIO(PAYLOAD))
-from hookgate.cli import main
-code = main()
+from hookgate.client import main  # as the registered command (core/bin/hookgate) imports it
+code = main(sys.argv[1:])
 sys.stdout.flush()
-leaves = sys.modules["hookgate.cli.hook"].may_leave_now
+leaves = sys.modules["hookgate.client"].may_leave_now
 print("\n" + json.dumps({"modules": sorted(set(sys.modules) - before), "leaves_at_once": leaves}), file=sys.stderr)
 """
 
 
-# all the warm client may add to a bare interpreter: the command's own modules (the runtime
-# registry and the private-directory check among them, both import-free) and a socket; not
-# even `os` (the registered path, below, starts without site, which would have loaded it)
-WARM_CLIENT = {"hookgate", "hookgate.cli", "hookgate.cli.hook", "hookgate.runtimes", "hookgate.warm",
-               "hookgate.warm.client", "hookgate.private", "_socket"}
+# all the warm client may add to a bare interpreter: the command's own module, the runtime
+# names and the private-directory check (both import-free), and a socket; not the command table
+# (hookgate.cli), and not even `os` (the registered path, below, starts without site, which would
+# have loaded it). Each module costs a warm call about 0.2 ms of its 15 or so.
+WARM_CLIENT = {"hookgate", "hookgate.client", "hookgate.runtimes", "hookgate.private", "_socket"}
+OURS = {m for m in WARM_CLIENT if m.startswith("hookgate")}
 
 
 def probe(tmp_path, env, tool_name="Write", tool_input=None, decision="deny", **fields):
@@ -49,7 +50,7 @@ def probe(tmp_path, env, tool_name="Write", tool_input=None, decision="deny", **
 
 def probed(tmp_path, env, tool_name="Write", tool_input=None, decision="deny", **fields):
     """What `probe` reads of the call: the modules it imported, and whether the command may leave
-    at once after it (hookgate.cli.hook.may_leave_now)."""
+    at once after it (hookgate.client.may_leave_now)."""
     (tmp_path / ".hookgate").mkdir(exist_ok=True)
     (tmp_path / ".hookgate" / "current_role").write_text("build\n")
     tool_input = tool_input if tool_input is not None else {"file_path": "src/a.gd", "content": ""}
@@ -269,7 +270,7 @@ def test_the_warm_client_imports_only_itself_and_a_socket(tmp_path, warm):
     assert warm.warm("start", tmp_path).returncode == 0
     imported = probe(tmp_path, warm.env())
     assert warm.answered(tmp_path, 1) == 1  # the core answered it
-    assert "hookgate.warm.client" in imported and imported <= WARM_CLIENT, imported - WARM_CLIENT
+    assert "hookgate.client" in imported and imported <= WARM_CLIENT, imported - WARM_CLIENT
 
 
 # -- the path a hook registration runs: `python -S .../bin/hookgate hook ...` (cli/install.py) -------
@@ -329,7 +330,7 @@ def test_the_registered_warm_path_imports_neither_site_nor_os(wheel_hookgate: Pa
     assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert answered_by(wheel_hookgate, tmp_path, env, 1), "the core answered it"
     ours = {m for m in modules if m.startswith("hookgate")}
-    assert "hookgate.warm.client" in ours and ours <= WARM_CLIENT, ours - WARM_CLIENT
+    assert ours == OURS, ours ^ OURS
     assert {"site", "os", "msgspec", "hookgate.stdin"} & modules == set(), modules
 
 
@@ -362,7 +363,7 @@ def test_the_plugin_channels_warm_path_imports_neither_site_nor_os(wheel_hookgat
         assert "site" in modules
     else:
         ours = {m for m in modules if m.startswith("hookgate")}
-        assert "hookgate.warm.client" in ours and ours <= WARM_CLIENT, ours - WARM_CLIENT
+        assert ours == OURS, ours ^ OURS
         assert {"site", "os", "msgspec", "hookgate.stdin"} & modules == set(), modules
 
 
@@ -537,7 +538,7 @@ def test_a_cold_answer_leaves_without_teardown_and_loses_nothing(wheel_hookgate:
 
 def test_a_call_leaves_at_once_only_while_nothing_is_left_to_run() -> None:
     """What else may still have to run before the process ends: an exit handler, another thread."""
-    script = ("import atexit, threading\nfrom hookgate.cli import hook\n"
+    script = ("import atexit, threading\nfrom hookgate import client as hook\n"
               "seen = [hook._nothing_left()]\n"
               "done = threading.Event()\nthread = threading.Thread(target=done.wait)\nthread.start()\n"
               "seen.append(hook._nothing_left())\ndone.set()\nthread.join()\nseen.append(hook._nothing_left())\n"

@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("engine_builder",),                       # the gate packs' gates, configured, in one engine
     ("hookcall", "parity", "checks", "explain", "otel"),  # one decision at the edge; the parity report; doctor's checks; why; export
     ("stdin", "rpc", "installers", "replay"),  # a stdin call in-process; the JSON-RPC core; what plugins share; re-deciding
-    ("warm",),                                 # the warm core and its client
+    ("warm", "client"),                        # the warm core; the hook command, its client
     ("demo",),                                 # the demo's acts, and what the plugs' demo faces share
     tuple(plug.package for plug in PLUGS),     # the runtime plugs
     ("cli", "__main__"),                       # commands

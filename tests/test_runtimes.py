@@ -50,7 +50,7 @@ def test_a_lifecycle_column_of_no_runtime_is_refused():
 
 
 def test_the_commands_take_the_registrys_runtimes(tmp_path):
-    from hookgate.cli.hook import USAGE
+    from hookgate.client import USAGE
 
     assert USAGE.startswith(f"usage: hookgate hook {'|'.join(STDIN)} ")
     assert STDIN == ("claude", "codex", "gemini") and NAMES == ("claude", "codex", "gemini", "opencode")

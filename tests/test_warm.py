@@ -261,7 +261,7 @@ def test_the_projects_own_modules_never_shadow_the_cores(warm: Warm, tmp_path: P
 @pytest.mark.parametrize("breakage", ["client.ask = broken", "client.ask = lambda *a: client.ABSENT; client.start = broken"])
 def test_a_failing_warm_client_leaves_the_call_to_the_in_process_path(warm: Warm, tmp_path: Path, breakage: str) -> None:
     root = build_project(tmp_path)
-    probe = ("import io, sys\nimport hookgate.warm.client as client\n"
+    probe = ("import io, sys\nimport hookgate.client as client\n"
              "def broken(*args): raise RuntimeError('a bug in the client')\n"
              f"{breakage}\n"
              f"sys.argv = ['hookgate', 'hook', 'claude']; sys.stdin = io.TextIOWrapper(io.BytesIO({json.dumps(payload(root)).encode()!r}))\n"

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from hookgate.warm import client
+from hookgate import client
 from support import HOOKGATE
 
 Reply = tuple[bytes, bytes, int]  # stdout, stderr, exit code

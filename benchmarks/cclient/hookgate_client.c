@@ -3,7 +3,7 @@
  *
  *   hookgate_client SOCKET IDENTITY_FILE RUNTIME < payload.json
  *
- * It speaks hookgate-warm/1 as hookgate/warm/client.py does (length-prefixed frames: protocol,
+ * It speaks hookgate-warm/1 as hookgate/client.py does (length-prefixed frames: protocol,
  * identity, runtime, event hint, cwd, umask, payload, then the environment; the core answers "+",
  * then ok, stdout, stderr, exit code). The benchmark hands it the socket and the identity the
  * Python client would work out (the project root walk, the hash and hookgate's version and place);

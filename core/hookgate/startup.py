@@ -2,7 +2,7 @@
 site-packages it was installed into on sys.path, which holds hookgate and, in the usual install,
 msgspec. That is all a decision of hookgate's own gates needs; what may need more asks for the
 sys.path a plain start has first: a project's Python policies, which may import anything
-(hookgate.python_hooks.load), and a decision whose msgspec lives elsewhere (hookgate.cli.hook).
+(hookgate.python_hooks.load), and a decision whose msgspec lives elsewhere (hookgate.client).
 A decision made in that process also imports msgspec without typing_extensions, and pathlib
 without what it needs for URIs alone."""
 

@@ -4,7 +4,7 @@ so the hook path pays for nothing but itself (not even `importlib` or `__future_
 import sys
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "hook": ("hookgate.cli.hook", "stdin adapter: one payload in, the runtime's answer out"),
+    "hook": ("hookgate.client", "stdin adapter: one payload in, the runtime's answer out"),
     "install": ("hookgate.cli.install", "merge hookgate's registrations into a runtime's config"),
     "uninstall": ("hookgate.cli.install", "remove exactly what install added"),
     "serve": ("hookgate.cli.serve", "JSON-RPC 2.0 core on stdin/stdout (the OpenCode plugin runs it)"),

@@ -13,7 +13,7 @@ import os
 import time
 from pathlib import Path
 
-from hookgate.warm import client
+from hookgate import client
 
 START_WAIT = 30.0  # the core imports and primes hookgate before it listens
 

@@ -1,3 +1,3 @@
-"""The warm path: stdin hook calls answered by a running core of the project (server.py) through a
-client that imports only the standard library (client.py), with the in-process path as fallback.
-Kept empty: importing the package must cost the hook path nothing."""
+"""The warm path: stdin hook calls answered by a running core of the project (server.py) through
+the hook command's own client (hookgate.client, which imports only the standard library), with
+the in-process path as fallback. Kept empty: it is the core's package, not the client's."""

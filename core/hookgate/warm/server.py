@@ -43,7 +43,7 @@ from typing import Any, Mapping, cast
 
 from ..effect import feed
 from ..runtimes import PACKAGES
-from . import client
+from .. import client
 
 IDLE_SECONDS = 600.0  # HOOKGATE_WARM_IDLE overrides
 TICK = 1.0  # how often the core looks at its forks, its socket, its code and its project's config

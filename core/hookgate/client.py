@@ -1,18 +1,28 @@
-"""The warm path's client: hand one stdin hook call to a running core, if one answers.
+"""`hookgate hook claude|codex|gemini [--event NAME]`: the client every hook call runs, and the
+client side of the warm protocol (hookgate.warm.server is the other side).
 
-It runs on every hook call before anything else, so it imports nothing a bare interpreter has
-not already loaded, except `_socket` (tests/test_hook_path_is_light.py holds it to that): not
-even `os`, which an interpreter started without `site` (a hook registration, core/bin/hookgate)
-has not loaded and which costs as much as the rest of the client; the calls it makes are `posix`'s,
-which `os` re-exports. Starting a core, off the answer's path, uses `os`. It
-forwards what the in-process path would read (the raw payload, the runtime, the event hint,
+A call first goes to the project's warm core if one runs (hookgate.warm.server: the same
+`hookgate.stdin.evaluate`, in a process that has done its imports already); otherwise it is
+evaluated here, and a core is started in the background for the calls that follow
+(HOOKGATE_WARM=off: never). Argument parsing is by hand: argparse costs more than the decision
+itself. `--event` names the event the registration is for, so that a payload that cannot be
+read still gets the fail mode of that event's gates.
+
+The command and its client of the core are one module, which the registered command
+(core/bin/hookgate) imports straight, past the command table: each module a process imports costs
+it about 0.2 ms, and a warm call is about a bare interpreter start. It imports nothing a bare
+interpreter has not already loaded but `_socket`, the runtime names and the private-directory
+check (tests/test_hook_path_is_light.py holds it to that): not even `os`, which an interpreter
+started without `site` has not loaded and which costs as much as the rest of the client; the calls
+it makes are `posix`'s, which `os` re-exports. Starting a core, off the answer's path, uses `os`.
+It forwards what the in-process path would read (the raw payload, the runtime, the event hint,
 the environment, the working directory and the umask) and writes back what the core's fork of
 itself answered; the core runs the very function the in-process path runs.
 
-Every failure here is quiet and fast: no core, a stale socket, a core of another hookgate
-(version, install or interpreter) or one that does not acknowledge within ACK_TIMEOUT all mean
-"evaluate in-process", which is always correct, only slower. (A core's fork killed in the middle
-of a call leaves the caller to decide it in-process too; what the fork had already recorded
+Every failure of the warm path is quiet and fast: no core, a stale socket, a core of another
+hookgate (version, install or interpreter) or one that does not acknowledge within ACK_TIMEOUT all
+mean "evaluate in-process", which is always correct, only slower. (A core's fork killed in the
+middle of a call leaves the caller to decide it in-process too; what the fork had already recorded
 stays, so such a call can appear twice in the metrics.)
 """
 
@@ -20,6 +30,7 @@ import posix
 import sys
 
 from hookgate.private import fnv1a64, owned_private_dir
+from hookgate.runtimes import STDIN
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing on the hook path
 if TYPE_CHECKING:
@@ -38,6 +49,104 @@ ABSENT = "absent"  # no core listens: worth starting one
 UNUSABLE = "unusable"  # a core is there but did not answer this call
 
 Answer = tuple[bytes, bytes, int]  # stdout, stderr, exit code
+
+
+USAGE = f"usage: hookgate hook {'|'.join(STDIN)} [--event EVENT_NAME] < payload.json\n"
+# True once the answer is written out and the process holds nothing else to finish (see
+# _nothing_left): the registered command (core/bin/hookgate) then leaves without tearing the
+# interpreter down, which costs a call decided in-process about a tenth of its time
+may_leave_now = False
+
+
+def main(args: list[str]) -> int:
+    """`args`: the command line after `hookgate` (["hook", "claude", ...]). The registered command
+    calls this straight, not through hookgate.cli, so it ends a closed pipe and an interrupt as
+    that does."""
+    try:
+        return _hook(args)
+    except BrokenPipeError:  # the runtime stopped reading: nobody is left to answer
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+def _hook(args: list[str]) -> int:
+    rest = args[1:]
+    if not rest or rest[0] not in STDIN:
+        sys.stderr.write(USAGE)
+        return 2
+    runtime, options = rest[0], rest[1:]
+    event_hint = ""
+    if options[:1] == ["--event"] and len(options) == 2:
+        event_hint = options[1]
+    elif options:
+        sys.stderr.write(USAGE)
+        return 2
+    if sys.stdin.isatty():
+        sys.stderr.write("hookgate: reading a hook payload from stdin (this command is run by the runtime)\n")
+    raw = sys.stdin.buffer.read()
+    try:
+        warm = ask(runtime, event_hint, raw)
+    except Exception:  # the warm path is only ever a shortcut
+        warm = None
+    if isinstance(warm, tuple):
+        stdout, stderr, code = warm
+    else:
+        _find_msgspec()
+        from hookgate.startup import import_pathlib_lightly
+
+        import_pathlib_lightly()
+        from hookgate.stdin import evaluate
+
+        stdout, stderr, code = evaluate(runtime, raw, event_hint)
+    # text a policy printed goes out first, as the warm core sends it (hookgate.warm.server)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if stdout:
+        sys.stdout.buffer.write(stdout)
+        sys.stdout.flush()
+    if stderr:
+        sys.stderr.buffer.write(stderr)
+        sys.stderr.flush()
+    if warm == ABSENT:
+        try:
+            start()
+        except Exception:  # the answer is out: nothing here may change its exit code
+            pass
+    global may_leave_now
+    may_leave_now = isinstance(warm, tuple) or _nothing_left()
+    return code
+
+
+def _nothing_left() -> bool:
+    """After a decision in this process: whether leaving now loses nothing. hookgate's own files
+    are written with os.write, so no byte of them waits in a buffer; what else might wait is
+    another's: a project policy's (its open files, its objects' finalizers), whatever registered
+    to run at exit (logging, tempfile and weakref.finalize do), a thread still running."""
+    import atexit
+
+    if "hookgate.python_hooks.load" in sys.modules or atexit._ncallbacks():
+        return False
+    threading = sys.modules.get("threading")
+    return threading is None or threading.active_count() == 1
+
+
+def _find_msgspec() -> None:
+    """An in-process decision needs msgspec (imported lightly, hookgate.startup): where the
+    install's site-packages (on the path the registered command starts with, core/bin/hookgate)
+    lacks it, site finds it as it would for a plain start. Nothing else of site is needed unless a
+    project's policy loads (python_hooks)."""
+    from hookgate.startup import complete_sys_path, import_msgspec_lightly
+
+    try:
+        import_msgspec_lightly()
+    except ImportError:
+        complete_sys_path()
+        try:
+            import_msgspec_lightly()
+        except ImportError:  # hookgate.stdin answers without its core, and says why
+            pass
 
 
 def ask(runtime: str, event_hint: str, raw: bytes) -> Answer | str:
