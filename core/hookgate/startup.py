@@ -63,22 +63,18 @@ def import_msgspec_lightly() -> None:
     afterwards; a project's policy may hand msgspec typing_extensions' forms, so loading one gives
     them back to msgspec first (msgspec_as_imported)."""
     global _msgspec_lacks_typing_extensions
-    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
-        import msgspec  # noqa: F401
-        return
-    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # import raises ImportError
-    try:
-        import msgspec  # noqa: F401,F811
-    except ImportError:  # not on the path, or a msgspec that cannot do without typing_extensions
-        light = False
-    else:
-        light = True
-    finally:
-        if sys.modules.get("typing_extensions", False) is None:
-            del sys.modules["typing_extensions"]
-    if not light:
-        import msgspec  # noqa: F401,F811 (the plain way; ImportError where there is none)
-    _msgspec_lacks_typing_extensions = light
+    if "msgspec" not in sys.modules and "typing_extensions" not in sys.modules:
+        sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # import raises ImportError
+        try:
+            import msgspec  # noqa: F401
+
+            _msgspec_lacks_typing_extensions = True
+        except ImportError:  # not on the path, or a msgspec that cannot do without typing_extensions
+            pass
+        finally:
+            if sys.modules.get("typing_extensions", False) is None:
+                del sys.modules["typing_extensions"]
+    import msgspec  # noqa: F401,F811 (loaded above, or the plain way; ImportError where there is none)
 
 
 def msgspec_as_imported() -> None:
