@@ -86,6 +86,14 @@ def ratio_text(ratio: list[float], width: int = 8, digits: int = 2) -> str:
     return f"{median:{width}.{digits}f}x [{low:.{digits}f}-{high:.{digits}f}]"
 
 
+def judged(ratio: list[float], target: float | None) -> str:
+    """A ratio and, where a target (at most) judges it, its verdict, with three digits so that a
+    median just over the line does not print as on it."""
+    if target is None:
+        return ratio_text(ratio)
+    return ratio_text(ratio, digits=3) + mark(ratio[0] <= target, f"<= {target}x")
+
+
 def bench_python() -> Path:
     """A venv with hookgate installed the way users install it; rebuilt when the source changed."""
     python = BENCH_VENV / "bin" / "python"
@@ -439,7 +447,7 @@ def effect_lines(effect: dict) -> list[str]:
     lines += [f"  {name:<44} {ms:8.1f} ms  [{lo:.1f}-{hi:.1f}]"
               for (name, ms), (lo, hi) in zip(effect["medians_ms"].items(), effect["min_max_ms"].values())]
     for name, ratio in effect["ratios"].items():
-        lines.append(f"  {name:<44} {ratio_text(ratio, digits=3)}{mark(ratio[0] <= TARGETS[name], f'<= {TARGETS[name]}x')}")
+        lines.append(f"  {name:<44} {judged(ratio, TARGETS[name])}")
     for name, ms in effect["opencode_pair_ms"].items():
         verdict = mark(ms["p50"] <= OPENCODE_MAX_PAIR_P50_MS, f"<= {OPENCODE_MAX_PAIR_P50_MS:g} ms") \
             if name == "effect check on" else ""
@@ -456,9 +464,7 @@ def stdin_lines(hook: dict, extra_ratios: dict[str, list[float]] | None = None) 
     lines += [f"  {name:<60} {ms:6.2f}" for name, ms in hook["warm_breakdown_ms"].items()]
     lines += ["", "ratios, round by round: median [min-max] (target in brackets, judged on the median)"]
     for name, ratio in {**hook["ratios"], **(extra_ratios or {})}.items():
-        target = TARGETS.get(name)
-        verdict = "" if target is None else mark(ratio[0] <= target, f"<= {target}x")
-        lines.append(f"  {name:<52} {ratio_text(ratio, digits=2 if target is None else 3)}{verdict}")
+        lines.append(f"  {name:<52} {judged(ratio, TARGETS.get(name))}")
     return lines
 
 
