@@ -6,6 +6,7 @@ with --no-index --find-links."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -51,13 +52,33 @@ def runtime_dependencies(name: str = "hookgate") -> list[str]:
     return found
 
 
+def built_wheel(source: Path, folder: Path) -> Path:
+    """The wheel pip builds from the source tree `source` (as `pip install .` there does), in a new `folder`."""
+    folder.mkdir()
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(folder), str(source)],
+                   check=True, capture_output=True, timeout=300)
+    (wheel,) = folder.glob("hookgate-*.whl")
+    return wheel
+
+
+def checkout_copy(destination: Path) -> Path:
+    """The checkout's sources as a clone of it with its uncommitted changes would hold them (no
+    build output, venvs or packages: what git ignores stays behind)."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            check=True, capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():  # a file deleted but not yet staged is still listed
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination / name)
+    return destination
+
+
 def installed_wheel(tmp: Path) -> Path:
     """A fresh venv outside the checkout with the checkout's wheel and its dependencies; returns
     its `hookgate`."""
     wheels = tmp / "wheels"
-    wheels.mkdir()
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
-                   check=True, capture_output=True, timeout=300)
+    built_wheel(ROOT, wheels)
     for dependency in runtime_dependencies():
         repack(dependency, wheels)
     venv = tmp / "venv"
