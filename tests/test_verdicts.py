@@ -1,4 +1,4 @@
-from hookgate.model.verdicts import Allow, Ask, Block, Context, Modify, Retry, combine, verdict_decoder
+from hookgate.model.verdicts import Allow, AnyVerdict, Ask, Block, Context, Modify, Retry, combine
 
 import msgspec
 
@@ -34,4 +34,4 @@ def test_last_modify_wins():
 
 def test_verdicts_round_trip_as_a_tagged_union():
     for verdict in (Allow(), Block(reason="x", message="m"), Retry(reason="r", delay_ms=5), Modify(updated_input={"a": [1]})):
-        assert verdict_decoder.decode(msgspec.json.encode(verdict)) == verdict
+        assert msgspec.json.decode(msgspec.json.encode(verdict), type=AnyVerdict) == verdict

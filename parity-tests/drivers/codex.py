@@ -167,9 +167,9 @@ def render_probe(verdict: Any) -> str:
     so a test can watch what real Codex does with each kind of answer. A stop that Codex already
     continued once (`stop_hook_active`) is let go, or a refused stop would never end."""
     script = ("import json, sys; from hookgate_codex.dialect import render; "
-              "from hookgate.model.verdicts import ALLOW, verdict_decoder; "
+              "import msgspec; from hookgate.model.verdicts import ALLOW, AnyVerdict; "
               "payload = json.loads(sys.stdin.read()); "
-              "verdict = ALLOW if payload.get('stop_hook_active') else verdict_decoder.decode(sys.argv[1]); "
+              "verdict = ALLOW if payload.get('stop_hook_active') else msgspec.json.decode(sys.argv[1], type=AnyVerdict); "
               "answer = render(payload['hook_event_name'], verdict); "
               "sys.stdout.buffer.write(answer.stdout); sys.stderr.write(answer.stderr); sys.exit(answer.exit_code)")
     return shlex.join([sys.executable, "-c", script, msgspec.json.encode(verdict).decode()])

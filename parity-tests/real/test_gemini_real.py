@@ -26,9 +26,9 @@ def render_probe(verdict: Verdict, log: Path) -> str:
     """A hook command that logs its payload and answers with `verdict` as hookgate's Gemini dialect
     renders it (a retried AfterAgent is let go, or a refused stop would never end)."""
     script = ("import json, sys; from hookgate_gemini.dialect import EVENTS, render; "
-              "from hookgate.model.verdicts import ALLOW, verdict_decoder; "
+              "import msgspec; from hookgate.model.verdicts import ALLOW, AnyVerdict; "
               "payload = json.loads(sys.stdin.read()); open(sys.argv[2], 'a').write(json.dumps(payload) + '\\n'); "
-              "verdict = ALLOW if payload.get('stop_hook_active') else verdict_decoder.decode(sys.argv[1]); "
+              "verdict = ALLOW if payload.get('stop_hook_active') else msgspec.json.decode(sys.argv[1], type=AnyVerdict); "
               "answer = render(EVENTS[payload['hook_event_name']], verdict); "
               "sys.stdout.buffer.write(answer.stdout); sys.stderr.write(answer.stderr); sys.exit(answer.exit_code)")
     return shlex.join([sys.executable, "-c", script, msgspec.json.encode(verdict).decode(), str(log)])

@@ -121,5 +121,3 @@ def _merge(texts: Iterable[str | None]) -> str | None:
             seen.append(text)
     return "\n".join(seen) or None
 
-
-verdict_decoder = msgspec.json.Decoder(AnyVerdict)
