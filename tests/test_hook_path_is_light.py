@@ -418,10 +418,11 @@ def test_the_registered_cold_path_finds_its_packages(wheel_hookgate: Path, tmp_p
     assert {"msgspec", "hookgate.stdin"} <= modules and "site" not in modules
     assert "pathlib" in modules and {"urllib.parse", "ipaddress"} & modules == set()  # hookgate.startup
     # msgspec without typing_extensions (installed here for watchfiles' anyio), so without the
-    # inspect and ast it imports (-X importtime lists typing_extensions itself, as a failed import)
+    # inspect and ast it imports (-X importtime lists typing_extensions itself, as a failed import),
+    # and without its own type introspection and JSON Schema helpers, or platform (hookgate.startup)
     site_packages = next(wheel_hookgate.parent.parent.glob("lib/python*/site-packages"))
     assert list(site_packages.glob("typing_extensions.py"))
-    assert {"inspect", "ast", "dis"} & modules == set()
+    assert {"inspect", "ast", "dis", "msgspec.inspect", "msgspec._json_schema", "textwrap", "platform"} & modules == set()
 
     extra = tmp_path / "extra"
     (extra / "house_rules").mkdir(parents=True)
@@ -461,6 +462,7 @@ def test_the_registered_cold_path_finds_its_packages(wheel_hookgate: Path, tmp_p
 
 MSGSPEC_STATE = r"""
 import json, sys
+LEFT_OUT = {"typing_extensions", "inspect", "ast", "msgspec.inspect", "msgspec._json_schema", "textwrap", "platform"}
 if sys.argv[1] == "plain":
     import msgspec
     light = None
@@ -470,19 +472,25 @@ else:
     from hookgate.startup import import_msgspec_lightly, msgspec_as_imported
     import_msgspec_lightly()
     import msgspec._utils
-    light = [sorted({"typing_extensions", "inspect", "ast"} & set(sys.modules)), msgspec._utils._get_type_hints.__module__]
+    light = [sorted(LEFT_OUT & set(sys.modules)), msgspec._utils._get_type_hints.__module__]
     msgspec_as_imported()  # what loading a project's policy does first
-import msgspec._utils as helpers
+import msgspec._utils as helpers, msgspec._json_schema, platform, uuid
 print(json.dumps({"light": light, "hints": helpers._get_type_hints.__module__,
-                  "required": repr(helpers.Required), "not_required": repr(helpers.NotRequired)}))
+                  "required": repr(helpers.Required), "not_required": repr(helpers.NotRequired),
+                  "inspect": msgspec.inspect is sys.modules["msgspec.inspect"],
+                  "schema": [msgspec.json.schema is msgspec._json_schema.schema,
+                             msgspec.json.schema_components is msgspec._json_schema.schema_components],
+                  "json": msgspec.json is sys.modules["msgspec.json"], "uuid": [uuid._LINUX, uuid._AIX],
+                  "platform": platform.system()}))
 """
 
 
 @pytest.mark.parametrize("how", ["light", "after typing_extensions"])
 def test_msgspec_imported_lightly_is_msgspec_as_imported_once_a_policy_loads(how: str) -> None:
-    """hookgate.startup hides typing_extensions while msgspec loads on the cold path; a policy
-    about to run gets msgspec's helpers as a plain import makes them (they read typing_extensions
-    alone). Where typing_extensions is loaded already, msgspec is imported the plain way."""
+    """hookgate.startup leaves typing_extensions, msgspec's introspection and schema helpers and
+    platform out while msgspec loads on the cold path; a policy about to run gets msgspec as a plain
+    import makes it (its helpers read typing_extensions; its package and json module hold the real
+    helpers). Where typing_extensions is loaded already, msgspec takes it as a plain import does."""
     def state(mode: str) -> dict:
         done = subprocess.run([sys.executable, "-c", MSGSPEC_STATE, mode], capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
@@ -491,9 +499,45 @@ def test_msgspec_imported_lightly_is_msgspec_as_imported_once_a_policy_loads(how
     plain, light = state("plain"), state(how)
     assert plain.pop("light") is None
     assert plain["hints"] == "typing_extensions"  # installed here: what the plain import takes
+    assert plain["inspect"] and plain["schema"] == [True, True] and plain["json"]
     assert light.pop("light") == ([[], "typing"] if how == "light" else
                                   [["ast", "inspect", "typing_extensions"], "typing_extensions"])
     assert light == plain
+
+
+STOOD_IN_USE = r"""
+import json, sys
+from hookgate.startup import import_msgspec_lightly
+import_msgspec_lightly()
+import msgspec
+stood_in = [isinstance(msgspec.inspect, type(sys)) and "msgspec.inspect" not in sys.modules,
+            "msgspec._json_schema" not in sys.modules]
+class Point(msgspec.Struct):
+    x: int
+    y: float = 0.0
+print(json.dumps({"stood_in": stood_in, "schema": msgspec.json.schema(Point),
+                  "components": msgspec.json.schema_components([Point]),
+                  "fields": [field.name for field in msgspec.inspect.type_info(Point).fields],
+                  "now": ["msgspec.inspect" in sys.modules, "msgspec._json_schema" in sys.modules]}))
+"""
+
+
+def test_what_a_stand_in_is_asked_after_msgspec_loaded_is_the_real_modules() -> None:
+    """The stand-ins are gone from sys.modules once msgspec is loaded; hookgate's own code or
+    anything else that uses msgspec's introspection or schema afterwards gets the real helpers."""
+    done = subprocess.run([sys.executable, "-c", STOOD_IN_USE], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    used = json.loads(done.stdout)
+    assert used.pop("stood_in") == [True, True]
+    assert used.pop("now") == [True, True]
+
+    plain = subprocess.run([sys.executable, "-c", STOOD_IN_USE.replace(
+        "from hookgate.startup import import_msgspec_lightly\nimport_msgspec_lightly()\n", "")],
+        capture_output=True, text=True, timeout=60)
+    assert plain.returncode == 0, plain.stderr
+    expected = json.loads(plain.stdout)
+    assert expected.pop("stood_in") == [False, False] and expected.pop("now") == [True, True]
+    assert used == expected and used["fields"] == ["x", "y"]
 
 
 def test_a_msgspec_that_needs_typing_extensions_is_imported_the_plain_way(tmp_path: Path) -> None:
@@ -503,7 +547,7 @@ def test_a_msgspec_that_needs_typing_extensions_is_imported_the_plain_way(tmp_pa
     (tmp_path / "msgspec" / "__init__.py").write_text("import typing_extensions\nNEEDS_IT = True\n")
     probe = ("import sys, json\nfrom hookgate import startup\nstartup.import_msgspec_lightly()\nimport msgspec\n"
              "print(json.dumps([msgspec.NEEDS_IT, 'typing_extensions' in sys.modules, "
-             "startup._msgspec_lacks_typing_extensions]))")
+             "'typing_extensions' in startup._stood_in]))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert done.returncode == 0, done.stderr
