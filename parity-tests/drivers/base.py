@@ -178,13 +178,18 @@ class StdinHost(PayloadHost):
     def prompt(self, move: Prompt) -> Verdict:
         return self.hook(self.payload("UserPromptSubmit", prompt=move.text))
 
+    def hook_env(self) -> dict[str, str]:
+        """The environment of a hook call: the test's, with the user's global hooks.json the (empty)
+        one of this home, and the project's warm core leaving once the session is played (not
+        lingering its default ten minutes while the rest of the suite runs)."""
+        env = {k: v for k, v in os.environ.items() if k not in ("HOOKGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR")}
+        return {"HOOKGATE_WARM_IDLE": "10", **env, "HOME": str(self.home)}
+
     def hook(self, payload: dict[str, Any]) -> Verdict:
         """One hook call, as the runtime makes it: a process in the project, the payload on stdin."""
-        env = {k: v for k, v in os.environ.items() if k not in ("HOOKGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR")}
-        env["HOME"] = str(self.home)  # the user's global hooks.json is the (empty) one of this home
         answer = subprocess.run([str(HOOKGATE), "hook", self.runtime, "--event", payload["hook_event_name"]],
-                                input=json.dumps(payload).encode(), cwd=self.work, env=env, capture_output=True,
-                                timeout=120)
+                                input=json.dumps(payload).encode(), cwd=self.work, env=self.hook_env(),
+                                capture_output=True, timeout=120)
         assert answer.returncode in (0, 2), (payload["hook_event_name"], answer)
         return self.read(payload["hook_event_name"], answer)
 

@@ -156,11 +156,9 @@ class Payloads(StdinHost):
         # StdinHost names the event for `--event` by the payload's: here the canonical one
         from hookgate_gemini.dialect import EVENTS
 
-        env = {k: v for k, v in os.environ.items() if k not in ("HOOKGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR")}
-        env["HOME"] = str(self.home)
         event = EVENTS[payload["hook_event_name"]]
         answer = subprocess.run([str(HOOKGATE), "hook", runtime, "--event", event], input=json.dumps(payload).encode(),
-                                cwd=self.work, env=env, capture_output=True, timeout=120)
+                                cwd=self.work, env=self.hook_env(), capture_output=True, timeout=120)
         assert answer.returncode in (0, 2), (event, answer)
         return self.read(event, answer)
 
