@@ -12,6 +12,7 @@ TYPE_CHECKING = False  # typing's own flag, without importing typing on the hook
 if TYPE_CHECKING:
     from typing import Callable
 
+
 def complete_sys_path() -> None:
     """Run what a plain start would have run (venv, .pth files, user site), once."""
     if sys.flags.no_site and "site" not in sys.modules:

@@ -120,4 +120,3 @@ def _merge(texts: Iterable[str | None]) -> str | None:
         if text and text not in seen:
             seen.append(text)
     return "\n".join(seen) or None
-
