@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.effect import feed as feeds, tree as tree_module
+from hookgate.effect import check, feed as feeds, tree as tree_module
 from hookgate.effect.check import _reading
 from hookgate.effect.feed import Feed
 from hookgate.effect.tree import RACY_NS, Index, Skip, file_sig, read
@@ -266,6 +266,7 @@ def core(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
     monkeypatch.setattr(feeds, "_live", True)
     monkeypatch.setattr(feeds, "_feeds", {})
+    monkeypatch.setattr(check, "_skips", {})
     project = Project(tmp_path / "game").role("build")
     project.config("[gates.check_shell_writes]\nenabled = false\n")  # the effect check alone decides
     project.write("src/player.gd", "extends Node\n")
@@ -314,6 +315,87 @@ def test_a_reading_left_by_another_process_is_read_whole_once_then_followed(core
     assert walks == ["touched"] * 6
     outcome = project.bash("echo gone > src/player.gd")
     assert outcome.post_blocked and (project.root / "src/player.gd").read_text() == "extends Node\n"
+
+
+# Commands run outside any checked call (a user's terminal, another program) that move where
+# hookgate's own files land: the effect scan skips what they resolve to, so a kept answer that
+# missed one would scan hookgate's own writes as protected, or skip protected files.
+OWN_MOVES = [
+    ("the session folder swapped for a symlink into the game code",
+     "rm -rf .hookgate/sessions && ln -s ../src .hookgate/sessions"),
+    ("the session folder renamed away, a symlink renamed in",
+     "mv .hookgate/sessions $OUT/s && ln -s ../src/more $OUT/l && mv $OUT/l .hookgate/sessions"),
+    ("the lifetime log made a symlink to a game file",
+     "rm -f .hookgate/metrics.jsonl && ln -s ../src/player.gd .hookgate/metrics.jsonl"),
+    ("the role owner note made a symlink to a folder",
+     "rm -f .hookgate/role_owner.json && ln -s ../src/more .hookgate/role_owner.json"),
+    ("the state folder moved out and linked back", "mv .hookgate $OUT/state && ln -s $OUT/state .hookgate"),
+    ("the state folder linked into the game code",
+     "mkdir -p src/hg && cp -r .hookgate/. src/hg/ && rm -rf .hookgate && ln -s src/hg .hookgate"),
+    ("a session symlink undone", "@ln -s ../src/more .hookgate/role_owner.json; rm .hookgate/role_owner.json"),
+]
+
+
+def fresh_skip(ctx) -> object:
+    """skip_for as worked out from the files now, with nothing kept."""
+    kept, check._skips = check._skips, {}
+    try:
+        real, check._own_feed = check._own_feed, lambda root: None
+        try:
+            return check.skip_for(ctx)
+        finally:
+            check._own_feed = real
+    finally:
+        check._skips = kept
+
+
+def own_context(project):
+    from hookgate.engine.context import Context
+    from hookgate.hookcall import load_policy
+
+    policy = load_policy(str(project.root), {"HOOKGATE_PROJECT_DIR": str(project.root)})
+    return Context(project=policy.project, session=policy.project.session(project.session), config=policy.config)
+
+
+@pytest.mark.parametrize("command", [c for _, c in OWN_MOVES], ids=[n for n, _ in OWN_MOVES])
+def test_what_hookgate_skips_follows_its_own_files_where_a_command_moved_them(core, tmp_path: Path, command: str) -> None:
+    """The answer the core keeps (skip_for with the feed) equals the one worked out from the files,
+    after each command of the corpus; the corpus moves that answer (the ground truth is the
+    kernel's resolution before and after, not a label), and a later checked call still sees it."""
+    project, _ = core
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    setup, _, command = command.rpartition("; ") if command.startswith("@") else ("", "", command)
+    if setup:
+        run(project.root, outside, setup[1:])
+    for _ in range(2):
+        project.bash("true")  # the project read through the feed, its folders watched
+    ctx = own_context(project)
+    before = check.skip_for(ctx)
+    assert before == fresh_skip(ctx)
+    run(project.root, outside, command)
+    now = fresh_skip(ctx)
+    assert now != before, "the command moved where hookgate's files land"
+    assert check.skip_for(ctx) == now
+    project.bash("true")
+    assert check.skip_for(ctx) == fresh_skip(own_context(project))
+
+
+def test_the_answer_is_kept_while_only_other_files_change(core, monkeypatch: pytest.MonkeyPatch) -> None:
+    project, _ = core
+    for _ in range(2):
+        project.bash("true")
+    ctx = own_context(project)
+    kept = check.skip_for(ctx)
+    lookups: list[str] = []
+    real = check.resolved
+    monkeypatch.setattr(check, "resolved", lambda path: lookups.append(path) or real(path))
+    for command in ("echo x > src/more/new.gd", "mkdir -p src/deeper && echo y > src/deeper/a.gd", "rm src/more/f1.gd"):
+        subprocess.run(["bash", "-c", command], cwd=project.root, check=True)
+        assert check.skip_for(ctx) is kept
+    assert lookups == []
+    (project.root / ".hookgate" / "extra").write_text("x")  # a change in the state folder: worked out again
+    assert check.skip_for(ctx) == kept and lookups
 
 
 # -- the warm core's forks, asking the core's feed (real `hookgate hook` processes, a real core) ----

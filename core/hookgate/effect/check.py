@@ -11,7 +11,7 @@ import os
 import stat
 import sys
 import time
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..digest import sha256_hex
 from ..engine.context import Context
@@ -22,6 +22,9 @@ from . import ledger
 from .protection import Agent, Protection, agent_of, protection_for
 from .store import Store, StoreError, store_for
 from .tree import Dir, File, Index, Reading, Skip, file_sig, protected_paths, read
+
+if TYPE_CHECKING:
+    from .feed import Feed
 
 
 class Change(NamedTuple):
@@ -38,16 +41,57 @@ def call_id(event: Event) -> str | None:
 def skip_for(ctx: Context) -> Skip:
     """What the scan never looks at: the folders the config names and the files hookgate writes
     itself on every call (its session logs and state, the lifetime log, this store), wherever the
-    project's layout keeps them."""
-    root = resolved(str(ctx.project.root)).rstrip("/") + "/"
+    project's layout keeps them, as they resolve now.
+
+    Where this process keeps a change feed of the project (effect/feed.py), an answer in which
+    nothing resolved elsewhere is kept: those paths and their folders are then in the project, so
+    none can become a symlink without an event in a folder the feed watches, and the answer is
+    worked out again once the feed saw any of them touched. A checked call asks twice; the kept
+    answer costs one read of the feed's queue instead of four system calls per path."""
+    root = str(ctx.project.root)
     state = str(ctx.project.state_dir)
     layout = ctx.project.layout
-    own = {f"{state}/{pattern.split('/', 1)[0] if '{session}' in pattern else pattern}"
-           # a per-session path is skipped at its first folder ("sessions/{session}/...")
-           for pattern in (layout.session_metrics, layout.session_state, layout.notices, layout.decisions,
-                           layout.lifetime_metrics, layout.role_owner)}
-    rels = {rel for rel in (below(resolved(path), root) for path in own) if rel is not None and rel != "."}
-    return Skip(frozenset(ctx.config.effect.skip_dirs), frozenset(rels))
+    own = tuple(sorted({f"{state}/{pattern.split('/', 1)[0] if '{session}' in pattern else pattern}"
+                        # a per-session path is skipped at its first folder ("sessions/{session}/...")
+                        for pattern in (layout.session_metrics, layout.session_state, layout.notices,
+                                        layout.decisions, layout.lifetime_metrics, layout.role_owner)}))
+    names = frozenset(ctx.config.effect.skip_dirs)
+    feed = _own_feed(root) if ctx.config.effect.feed else None
+    kept = _skips.get(root)
+    if feed is not None and kept is not None and kept.own == own and kept.skip.names == names \
+            and feed.untouched(kept.token, kept.paths, kept.folders):
+        return kept.skip
+    token = feed.token() if feed is not None else ""  # before the first lookup: a change during it is touched after
+    at = resolved(root).rstrip("/") + "/"
+    landed = [resolved(path) for path in own]
+    inside = [rel for rel in (below(path, at) for path in landed) if rel is not None]
+    skip = Skip(names, frozenset(rel for rel in inside if rel != "."))
+    if feed is not None and at == root + "/" and landed == list(own) and len(inside) == len(own):
+        if len(_skips) >= MAX_SKIPS:
+            _skips.clear()
+        folders = frozenset({""} | {rel[:i] for rel in inside for i, c in enumerate(rel) if c == "/"})
+        _skips[root] = _Kept(own, skip, token, frozenset(inside) | folders, folders)
+    return skip
+
+
+class _Kept(NamedTuple):
+    own: tuple[str, ...]
+    skip: Skip
+    token: str  # the feed's, taken before the answer was worked out
+    paths: frozenset[str]  # project-relative: the own paths and every folder above them
+    folders: frozenset[str]  # those folders, each of which the feed must watch
+
+
+_skips: dict[str, _Kept] = {}  # project root -> the answer skip_for keeps
+MAX_SKIPS = 16
+
+
+def _own_feed(root: str) -> "Feed | None":
+    """This process's own change feed of `root`, if it keeps one (not a warm core's, asked over a
+    socket: one more round trip would cost what the kept answer saves)."""
+    feeds = sys.modules.get(f"{__package__}.feed")
+    feed = feeds.for_root(root) if feeds is not None else None
+    return feed if feeds is not None and isinstance(feed, feeds.Feed) else None
 
 
 # -- before ------------------------------------------------------------------------------------

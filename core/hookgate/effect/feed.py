@@ -109,6 +109,13 @@ class Feed:
             touched |= paths
         return now, touched
 
+    def untouched(self, token: str, paths: frozenset[str], folders: frozenset[str]) -> bool:
+        """None of `paths` was touched after `token`, and each of `folders` is watched as a folder:
+        what is known of them as of `token` still holds."""
+        _, touched = self.since(token)
+        return touched is not None and touched.isdisjoint(paths) and all(
+            self._wd.get(rel) in self._folders for rel in folders)
+
     def watch(self, folders: Iterable[str], files: Iterable[str]) -> bool:
         """Watch these folders and protected files (project-relative), as they are now. A path
         not watched before, or whose inode is new, counts as touched from now on. False: the feed
