@@ -463,7 +463,7 @@ def test_a_link_that_loses_the_race_to_a_save_copies_the_reading_it_opens(tmp_pa
 
     monkeypatch.setattr(store_module.os, "link", lost_race)
     store.link_call("k", "s/c1")
-    assert store.call_path("s/c1").read_bytes() == before
+    assert Path(store.call_path("s/c1")).read_bytes() == before
     assert store.take("s/c1").t == 7
     assert store.index_path("k").read_bytes() == before
     with pytest.raises(FileNotFoundError):

@@ -131,13 +131,9 @@ def _snapshot(event: "Event", ctx: "Context") -> "Verdict | None":
 def _restore(event: "Event", ctx: "Context") -> "Verdict | None":
     if not getattr(event, "tool_use_id", None):
         return None
-    from .check import check_after, call_id
-    from .store import store_for
+    from .check import check_after
 
-    call = call_id(event)
-    if call is None or not store_for(ctx.project.root).has_call(call):
-        return None
-    return check_after(event, ctx)
+    return check_after(event, ctx)  # None for a call the check did not read before
 
 
 def _begin(event: "Event", decision: "Decision", ctx: "Context") -> None:

@@ -89,12 +89,12 @@ class Store:
 
     def save_index(self, index: Index, call: str | None = None) -> None:
         """Write the latest reading; with `call`, it is also the reading that call starts from."""
-        link = self.call_path(call) if call is not None else None
+        link = Path(self.call_path(call)) if call is not None else None
         tag = os.urandom(TAG_BYTES)
         _write_new(self.index_path(index.key), MAGIC + tag + _encoder.encode(index), link=link)
         _keep_read(tag, index)
 
-    def _load(self, path: Path) -> Index | None:
+    def _load(self, path: "Path | str") -> Index | None:
         try:
             fd = os.open(path, os.O_RDONLY)
         except OSError:
@@ -130,19 +130,16 @@ class Store:
                 untrusted(index)
 
     # -- manifests ----------------------------------------------------------------------------
-    def call_path(self, call: str) -> Path:
-        safe = sha256_hex(call.encode())[:32]
-        return self.calls / f"{safe}.msgpack"
+    def call_path(self, call: str) -> str:
+        return f"{self.calls}/{sha256_hex(call.encode())[:32]}.msgpack"
 
     def link_call(self, key: str, call: str) -> None:
         """The latest reading, unchanged, is the one `call` starts from."""
         target = self.call_path(call)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        tmp.unlink(missing_ok=True)
+        tmp = f"{self.calls}/.{os.path.basename(target)}.{os.getpid()}.tmp"
         index = self.index_path(key)
         try:
-            os.link(index, tmp)
+            self._link(index, tmp)
         except FileNotFoundError:
             # link(2) fails so when another process's save renames a new index over the path
             # between the lookup and the link (the inode found has no name left), and a retry can
@@ -150,18 +147,33 @@ class Store:
             # the name at once), so the reading is copied from the one opened; only a path that
             # names no index fails.
             with open(index, "rb") as reading:
-                _write_new(target, reading.read())
+                _write_new(Path(target), reading.read())
             return
         os.replace(tmp, target)
 
+    def _link(self, index: Path, tmp: str) -> None:
+        """link(2) of `index` as `tmp`, trying the two calls a first call or a dead process needs
+        only when the link says so: the calls folder made, a `tmp` left by a process of this pid
+        that died before its rename removed."""
+        try:
+            os.link(index, tmp)
+        except FileExistsError:
+            os.unlink(tmp)
+            os.link(index, tmp)
+        except FileNotFoundError:
+            if os.path.isdir(self.calls):
+                raise
+            self.calls.mkdir(parents=True, exist_ok=True)
+            os.link(index, tmp)
+
     def has_call(self, call: str) -> bool:
-        return self.call_path(call).exists()
+        return os.path.exists(self.call_path(call))
 
     def take(self, call: str) -> Index | None:
         """The reading a call started from, removed so that it is used once (the several events
         of one Codex patch, a runtime that repeats an after-event)."""
         path = self.call_path(call)
-        claimed = path.with_suffix(f".{os.getpid()}.taken")
+        claimed = f"{path.removesuffix('.msgpack')}.{os.getpid()}.taken"
         try:
             os.rename(path, claimed)
         except FileNotFoundError:
@@ -169,7 +181,10 @@ class Store:
         try:
             return self._load(claimed)
         finally:
-            claimed.unlink(missing_ok=True)
+            try:
+                os.unlink(claimed)
+            except FileNotFoundError:
+                pass
 
     def rename_call(self, old: str, new: str) -> Index | None:
         """The reading `old` started from, now the one `new` starts from; None when there is none."""
