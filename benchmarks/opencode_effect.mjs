@@ -34,4 +34,5 @@ const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 }
-console.log(JSON.stringify(Object.fromEntries(sides.map((s) => [s.project, { p50_ms: percentile(s.times, 50), p99_ms: percentile(s.times, 99), pairs: s.times.length }]))))
+// every pair's time too, in turn order: benchmarks/run.py pairs them round by round
+console.log(JSON.stringify(Object.fromEntries(sides.map((s) => [s.project, { p50_ms: percentile(s.times, 50), p99_ms: percentile(s.times, 99), pairs: s.times.length, times_ms: s.times }]))))

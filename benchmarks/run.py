@@ -343,7 +343,9 @@ def effect_project(root: Path, effect: bool) -> None:
             (folder / f"file{i}{kinds[i % len(kinds)]}").write_bytes(b"x" * (64 + i % 512))
 
 
-def effect_check(python: Path, rounds: int) -> dict[str, object]:
+def effect_check(python: Path, rounds: int, opencode_pairs: int) -> dict[str, object]:
+    """`rounds` of the stdin pair (about 0.1 s each) and `opencode_pairs` of the OpenCode one (about
+    2 ms each: enough of them that their p50 is not one pair's luck)."""
     hookgate = str(python.with_name("hookgate"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_")}
     with tempfile.TemporaryDirectory(prefix="hookgate-bench-effect-") as tmp:
@@ -378,7 +380,7 @@ def effect_check(python: Path, rounds: int) -> dict[str, object]:
             if not protected:
                 raise SystemExit("the effect check kept no copies: it did not run, and the figure would mean nothing")
             # the same pair through the OpenCode plugin and its core, in the same two projects
-            done = subprocess.run(["node", str(ROOT / "benchmarks" / "opencode_effect.mjs"), hookgate, str(rounds),
+            done = subprocess.run(["node", str(ROOT / "benchmarks" / "opencode_effect.mjs"), hookgate, str(opencode_pairs),
                                    *(str(root) for root, _, _ in pairs.values())], env=env, capture_output=True,
                                   text=True, timeout=1800)
             if done.returncode != 0:
@@ -392,11 +394,14 @@ def effect_check(python: Path, rounds: int) -> dict[str, object]:
     return {
         "medians_ms": {k: round(v * 1000, 2) for k, v in medians.items()},
         "min_max_ms": {k: [round(min(v) * 1000, 2), round(max(v) * 1000, 2)] for k, v in times.items()},
-        "ratios": {"Bash pre+post, effect check on / off": paired(times["effect check on"], times["effect check off"])},
+        "ratios": {"Bash pre+post, effect check on / off": paired(times["effect check on"], times["effect check off"]),
+                   "OpenCode before+after, effect check on / off": paired(opencode["effect check on"]["times_ms"],
+                                                                           opencode["effect check off"]["times_ms"])},
         "opencode_pair_ms": {name: {"p50": round(o["p50_ms"], 2), "p99": round(o["p99_ms"], 2)}
                              for name, o in opencode.items()},
         "kept_copies": protected,
         "rounds": rounds,
+        "opencode_pairs": opencode_pairs,
     }
 
 
@@ -447,11 +452,12 @@ def effect_lines(effect: dict) -> list[str]:
     lines += [f"  {name:<44} {ms:8.1f} ms  [{lo:.1f}-{hi:.1f}]"
               for (name, ms), (lo, hi) in zip(effect["medians_ms"].items(), effect["min_max_ms"].values())]
     for name, ratio in effect["ratios"].items():
-        lines.append(f"  {name:<44} {judged(ratio, TARGETS[name])}")
+        lines.append(f"  {name:<44} {judged(ratio, TARGETS.get(name))}")
     for name, ms in effect["opencode_pair_ms"].items():
         verdict = mark(ms["p50"] <= OPENCODE_MAX_PAIR_P50_MS, f"<= {OPENCODE_MAX_PAIR_P50_MS:g} ms") \
             if name == "effect check on" else ""
-        lines.append(f"  {'OpenCode before+after, ' + name + ', p50 / p99':<44} {ms['p50']:8.2f} / {ms['p99']:.2f} ms{verdict}")
+        lines.append(f"  {'OpenCode before+after, ' + name + ', p50 / p99':<44} {ms['p50']:8.2f} / {ms['p99']:.2f} ms{verdict}"
+                     f"  ({effect['opencode_pairs']} pairs, the projects taking turns)")
     return lines
 
 
@@ -534,7 +540,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "latest.json")
     parser.add_argument("--only", choices=["stdin", "engine", "effect", "opencode"], help="run one section only")
-    parser.add_argument("--opencode-calls", type=int, default=300, help="interleaved calls per side in the OpenCode section")
+    parser.add_argument("--opencode-calls", type=int, default=300, help="interleaved calls per side in the OpenCode section, and pairs per project in the effect section's OpenCode row")
     ns = parser.parse_args()
     python = bench_python()
     # hookgate keeps per-session state outside the projects (the root a session is pinned to, the
@@ -554,7 +560,7 @@ def run_sections(ns: argparse.Namespace, python: Path) -> int:
     if ns.only:  # a partial run, printed only (latest.json is the full run's)
         lines = {"stdin": lambda: stdin_lines(stdin_hook(python, ns.rounds)),
                  "engine": lambda: engine_lines(inprocess(python, "engine")),
-                 "effect": lambda: effect_lines(effect_check(python, ns.rounds)),
+                 "effect": lambda: effect_lines(effect_check(python, ns.rounds, ns.opencode_calls)),
                  "opencode": lambda: opencode_lines(opencode_hook(python, ns.opencode_calls))}[ns.only]()
         print("\n".join(lines) + f"\nload average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         return 0
@@ -563,7 +569,7 @@ def run_sections(ns: argparse.Namespace, python: Path) -> int:
         "engine": inprocess(python, "engine"),
         "completion": inprocess(python, "completion"),
         "opencode_hook": opencode_hook(python, ns.opencode_calls),
-        "effect_check": effect_check(python, max(5, ns.rounds // 4)),
+        "effect_check": effect_check(python, max(5, ns.rounds // 4), ns.opencode_calls),
         "otel": json.loads(subprocess.run([str(python), str(ROOT / "benchmarks" / "otel_bench.py")], capture_output=True,
                                           text=True, check=True).stdout),
         "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()},
