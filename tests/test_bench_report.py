@@ -68,3 +68,19 @@ def test_engine_rows_print_their_spread_and_only_the_role_judged_writes_meet_a_t
     assert line(lines, "Write, allowed / its calls alone").endswith("2.00x [2.00-2.00]")
     assert line(lines, "Write, denied / its calls alone").endswith("2.00x [2.00-2.00]")
 
+
+
+def test_the_opencode_effect_row_is_judged_on_its_p50_and_its_pairs_ratio_printed_beside_it() -> None:
+    on, off = [1.0, 3.0, 2.0, 4.0], [0.5, 1.0, 2.0, 4.0]  # ms per pair, the projects taking turns
+    effect = {"kept_copies": 192, "rounds": 4, "opencode_pairs": 4,
+              "medians_ms": {"effect check off": 50.0, "effect check on": 60.0},
+              "min_max_ms": {"effect check off": [40.0, 60.0], "effect check on": [50.0, 70.0]},
+              "ratios": {"Bash pre+post, effect check on / off": run.paired([0.06] * 4, [0.05] * 4),
+                         "OpenCode before+after, effect check on / off": run.paired(on, off)},
+              "opencode_pair_ms": {"effect check off": {"p50": 1.0, "p99": 2.0}, "effect check on": {"p50": 2.5, "p99": 3.0}}}
+    lines = run.effect_lines(effect)
+    # pair by pair 2.0, 3.0, 1.0 and 1.0: their median, 1.5 (the medians' ratio would be 2.5 / 1.5)
+    assert line(lines, "OpenCode before+after, effect check on / off").split()[-2:] == ["1.50x", "[1.00-3.00]"]
+    on_row = line(lines, "OpenCode before+after, effect check on, p50")
+    assert "2.50 / 3.00 ms  [<= 2 ms: MISSED]  (4 pairs" in on_row
+    assert "MISSED" not in line(lines, "OpenCode before+after, effect check off, p50")
