@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from hookgate.effect import check, feed as feeds, tree as tree_module
@@ -318,67 +319,60 @@ def test_a_reading_left_by_another_process_is_read_whole_once_then_followed(core
 
 
 # Commands run outside any checked call (a user's terminal, another program) that move where
-# hookgate's own files land: the effect scan skips what they resolve to, so a kept answer that
-# missed one would scan hookgate's own writes as protected, or skip protected files.
+# hookgate's own files land, each after a setup run before the answer is first worked out: the
+# effect scan skips what those files resolve to, so a kept answer that missed one would scan
+# hookgate's own writes as protected, or skip protected files.
 OWN_MOVES = [
-    ("the session folder swapped for a symlink into the game code",
+    ("the session folder swapped for a symlink into the game code", "",
      "rm -rf .hookgate/sessions && ln -s ../src .hookgate/sessions"),
-    ("the session folder renamed away, a symlink renamed in",
+    ("the session folder renamed away, a symlink renamed in", "",
      "mv .hookgate/sessions $OUT/s && ln -s ../src/more $OUT/l && mv $OUT/l .hookgate/sessions"),
-    ("the lifetime log made a symlink to a game file",
+    ("the lifetime log made a symlink to a game file", "",
      "rm -f .hookgate/metrics.jsonl && ln -s ../src/player.gd .hookgate/metrics.jsonl"),
-    ("the role owner note made a symlink to a folder",
+    ("the role owner note made a symlink to a folder", "",
      "rm -f .hookgate/role_owner.json && ln -s ../src/more .hookgate/role_owner.json"),
-    ("the state folder moved out and linked back", "mv .hookgate $OUT/state && ln -s $OUT/state .hookgate"),
-    ("the state folder linked into the game code",
+    ("the state folder moved out and linked back", "", "mv .hookgate $OUT/state && ln -s $OUT/state .hookgate"),
+    ("the state folder linked into the game code", "",
      "mkdir -p src/hg && cp -r .hookgate/. src/hg/ && rm -rf .hookgate && ln -s src/hg .hookgate"),
-    ("a session symlink undone", "@ln -s ../src/more .hookgate/role_owner.json; rm .hookgate/role_owner.json"),
+    ("the role owner note's symlink undone", "ln -s ../src/more .hookgate/role_owner.json",
+     "rm .hookgate/role_owner.json"),
 ]
 
 
-def fresh_skip(ctx) -> object:
-    """skip_for as worked out from the files now, with nothing kept."""
-    kept, check._skips = check._skips, {}
-    try:
-        real, check._own_feed = check._own_feed, lambda root: None
-        try:
-            return check.skip_for(ctx)
-        finally:
-            check._own_feed = real
-    finally:
-        check._skips = kept
-
-
-def own_context(project):
+def own_context(project, feed: bool = True):
+    """A decision's context in `project`; feed=False: its config keeps no change feed, so skip_for
+    works its answer out from the files."""
     from hookgate.engine.context import Context
     from hookgate.hookcall import load_policy
 
     policy = load_policy(str(project.root), {"HOOKGATE_PROJECT_DIR": str(project.root)})
-    return Context(project=policy.project, session=policy.project.session(project.session), config=policy.config)
+    config = policy.config
+    if not feed:
+        config = msgspec.structs.replace(config, effect=msgspec.structs.replace(config.effect, feed=False))
+    return Context(project=policy.project, session=policy.project.session(project.session), config=config)
 
 
-@pytest.mark.parametrize("command", [c for _, c in OWN_MOVES], ids=[n for n, _ in OWN_MOVES])
-def test_what_hookgate_skips_follows_its_own_files_where_a_command_moved_them(core, tmp_path: Path, command: str) -> None:
+@pytest.mark.parametrize("setup,command", [case[1:] for case in OWN_MOVES], ids=[case[0] for case in OWN_MOVES])
+def test_what_hookgate_skips_follows_its_own_files_where_a_command_moved_them(
+        core, tmp_path: Path, setup: str, command: str) -> None:
     """The answer the core keeps (skip_for with the feed) equals the one worked out from the files,
     after each command of the corpus; the corpus moves that answer (the ground truth is the
     kernel's resolution before and after, not a label), and a later checked call still sees it."""
     project, _ = core
     outside = tmp_path / "outside"
     outside.mkdir()
-    setup, _, command = command.rpartition("; ") if command.startswith("@") else ("", "", command)
     if setup:
-        run(project.root, outside, setup[1:])
+        run(project.root, outside, setup)
     for _ in range(2):
         project.bash("true")  # the project read through the feed, its folders watched
-    ctx = own_context(project)
-    before = check.skip_for(ctx)
-    assert before == fresh_skip(ctx)
+    before = check.skip_for(own_context(project))
+    assert before == check.skip_for(own_context(project, feed=False))
     run(project.root, outside, command)
-    now = fresh_skip(ctx)
+    now = check.skip_for(own_context(project, feed=False))
     assert now != before, "the command moved where hookgate's files land"
-    assert check.skip_for(ctx) == now
+    assert check.skip_for(own_context(project)) == now
     project.bash("true")
-    assert check.skip_for(ctx) == fresh_skip(own_context(project))
+    assert check.skip_for(own_context(project)) == check.skip_for(own_context(project, feed=False))
 
 
 def test_the_answer_is_kept_while_only_other_files_change(core, monkeypatch: pytest.MonkeyPatch) -> None:
