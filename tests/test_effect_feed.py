@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -455,3 +456,55 @@ def test_the_warm_core_feeds_its_forks_and_every_write_is_put_back(tmp_path: Pat
         assert feed_id() == core_feed, "every fork asked the one feed the core keeps"
         time.sleep(RACY_NS / 1e9 + 0.05)  # the put-back files' signatures settle
     assert warm.answered(root, 2 * (3 + len(WARM_WRITES))) >= 2 * (3 + len(WARM_WRITES))
+
+
+def test_a_fork_asking_the_cores_feed_is_answered_before_the_core_forks_again(tmp_path: Path, warm) -> None:
+    """A fork's feed questions wake the core in the middle of that fork's call. The core used to
+    make the taken fork's replacement right then: a copy of the core (milliseconds of page tables)
+    that held the answer to the call's next question, and a scratch decision competing with the
+    call for the CPU (11 ms of a 41 ms Bash PreToolUse in the benchmark project). Traced with
+    strace: the core makes no fork between the taken fork's first question and its answer."""
+    import shutil
+
+    assert shutil.which("strace"), "strace is missing: `make strace` installs Debian's (`make test` does)"
+    root = tmp_path / "game"
+    (root / ".hookgate").mkdir(parents=True)
+    (root / ".hookgate" / "current_role").write_text("build\n")
+    for i in range(50):
+        (root / "src" / "more").mkdir(parents=True, exist_ok=True)
+        (root / "src" / "more" / f"f{i}.gd").write_text(f"# {i}\n")
+    env = warm.env()
+    assert warm.warm("start", root).returncode == 0
+    base = {"session_id": "s1", "cwd": str(root), "tool_name": "Bash", "tool_input": {"command": "true"}}
+
+    def pre(call: str) -> None:
+        _, _, code = warm.hook("claude", {**base, "hook_event_name": "PreToolUse", "tool_use_id": call}, root, env)
+        assert code == 0
+
+    for i in range(3):
+        pre(f"toolu_{i}")  # readings settled, forks made after each call
+    time.sleep(1.5)
+    (lock,) = (warm.runtime_dir / "hookgate").glob("*.lock")
+    core = int(lock.read_text().split()[0])
+    forks = subprocess.run(["pgrep", "-P", str(core)], capture_output=True, text=True).stdout.split()
+    log = tmp_path / "strace.log"
+    tracer = subprocess.Popen(["strace", "-f", "-tt", "-e", "trace=clone,clone3,sendto,write", "-o", str(log),
+                               "-p", ",".join([str(core), *forks])], stderr=subprocess.PIPE, text=True)
+    try:
+        assert tracer.stderr is not None
+        for _ in forks + [core]:
+            assert "attached" in tracer.stderr.readline()
+        pre("toolu_traced")
+        time.sleep(1.5)  # the core makes the replacement once the call is answered
+    finally:
+        tracer.send_signal(signal.SIGINT)
+        tracer.wait(timeout=30)
+    lines = [line.split(None, 2) for line in log.read_text().splitlines() if line.count(" ") >= 2]
+    seconds = lambda at: sum(float(part) * unit for part, unit in zip(at.split(":"), (3600, 60, 1)))  # noqa: E731
+    asking = [(pid, seconds(at)) for pid, at, call in lines if call.startswith("sendto(") and "reading" in call]
+    assert asking, "the traced call asked the core's feed"
+    taken, asked_at = asking[0]
+    (answered_at,) = [seconds(at) for pid, at, call in lines if pid == taken and call.startswith('write(') and '".", 1' in call]
+    cloned = [seconds(at) for pid, at, call in lines if pid == str(core) and call.startswith(("clone(", "clone3("))]
+    assert cloned, "the core replaced the taken fork"
+    assert not [at for at in cloned if asked_at <= at <= answered_at], (asked_at, answered_at, cloned)

@@ -14,7 +14,9 @@ Forks are made ahead of time: READY of them wait in a blocking accept() on the s
 decision touches are copied before a caller waits, not while it does. A fork marks its slot
 TAKEN in a page it shares with the core when it takes a call (the core sees it on its next tick:
 a long call gets a replacement, without waking the core in the middle of every call), and wakes
-the core through a pipe once it has answered, to be replaced at once.
+the core through a pipe once it has answered, to be replaced at once. A fork that asks the core
+about a change feed wakes it mid-call too; its replacement still waits for its answer (or a tick
+after its last question), so that the copy and the scratch decision do not compete with it.
 
 The core holds `<socket>.lock` for its whole life, so exactly one core serves a socket and a
 socket file without a lock holder is stale. It leaves when idle, when its socket file is removed
@@ -106,15 +108,24 @@ class Core:
             gc.collect()
             gc.freeze()  # a fork's collections then skip (and never copy) what the core holds
             checked = time.monotonic()
+            asked = -TICK  # when a fork last asked about a feed
+            replenish = True
             while self.failed < MAX_FAILED_FORKS:
-                self.fork_ready(listener, [lock, answered_r, *self.telemetry[:1]] if self.telemetry else
-                                [lock, answered_r], answered_w, scratch)
+                if replenish:
+                    self.fork_ready(listener, [lock, answered_r, *self.telemetry[:1]] if self.telemetry else
+                                    [lock, answered_r], answered_w, scratch)
                 waiting = [answered_r, *self.telemetry[:1]] if self.telemetry else [answered_r]
                 watched: list[Any] = [*waiting, *self.feeds.values()]
                 readable, _, _ = select.select(watched, [], [], TICK)
-                self.answer_feeds(readable)
+                if self.answer_feeds(readable):
+                    asked = time.monotonic()
                 answered = self.reap(answered_r)
                 self.export()
+                # A fork's feed question wakes the core in the middle of that fork's call. A fork
+                # made then (a copy of the core, then its scratch decision) would hold the answer to
+                # the call's next question and compete with the call for the CPU: the taken fork is
+                # replaced once a call is answered, or a tick after the last question.
+                replenish = answered or time.monotonic() - asked >= TICK
                 now = time.monotonic()
                 if TAKEN in self.board[:MAX_FORKS]:
                     self.last_call = now
@@ -218,18 +229,22 @@ class Core:
                 self.board[slot] = FREE
         return bool(notes)
 
-    def answer_feeds(self, readable: list[Any]) -> None:
+    def answer_feeds(self, readable: list[Any]) -> bool:
         """A fork's question about a change feed (effect/feed.CoreFeed), answered at once: the fork
-        waits for it in the middle of its call. A fork that left or sent nonsense is let go."""
+        waits for it in the middle of its call. A fork that left or sent nonsense is let go.
+        Whether any fork asked."""
+        asked = False
         for pid, channel in list(self.feeds.items()):
             if channel not in readable:
                 continue
+            asked = True
             try:
                 request = feed.receive_frame(channel)
                 feed.send_frame(channel, feed.answer(request))
             except Exception:  # the fork left (its pair closed), or the question was not one
                 channel.close()
                 del self.feeds[pid]
+        return asked
 
     # -- the forks -------------------------------------------------------------------------------
     def fork_ready(self, listener: socket.socket, close: list[int], answered: int, scratch: str) -> None:
