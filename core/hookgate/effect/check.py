@@ -24,7 +24,7 @@ from .store import Store, StoreError, store_for
 from .tree import Dir, File, Index, Reading, Skip, file_sig, protected_paths, read
 
 if TYPE_CHECKING:
-    from .feed import Feed
+    from .feed import CoreFeed, Feed
 
 
 class Change(NamedTuple):
@@ -86,12 +86,23 @@ _skips: dict[str, _Kept] = {}  # project root -> the answer skip_for keeps
 MAX_SKIPS = 16
 
 
+def _feed_of(root: str) -> "Feed | CoreFeed | None":
+    """The change feed this process reads `root` through, if it keeps feeds. A process that does
+    imported the module to say so (feed.enable / feed.use_core): a cold hook process, which has
+    none, does not import it."""
+    feeds = sys.modules.get(f"{__package__}.feed")
+    return feeds.for_root(root) if feeds is not None else None
+
+
 def _own_feed(root: str) -> "Feed | None":
     """This process's own change feed of `root`, if it keeps one (not a warm core's, asked over a
     socket: one more round trip would cost what the kept answer saves)."""
-    feeds = sys.modules.get(f"{__package__}.feed")
-    feed = feeds.for_root(root) if feeds is not None else None
-    return feed if feeds is not None and isinstance(feed, feeds.Feed) else None
+    feed = _feed_of(root)
+    if feed is None:
+        return None
+    from .feed import Feed  # loaded already: a feed came from it
+
+    return feed if isinstance(feed, Feed) else None
 
 
 # -- before ------------------------------------------------------------------------------------
@@ -152,10 +163,7 @@ def _reading(index: Index, root: str, now: int, protection: Protection, skip: Sk
     the new reading is as of ("": none). The token is taken before any lstat, so a change made
     while the tree is read is in the next reading's touched paths; what is read here for the
     first time is watched after."""
-    # A process that keeps feeds imported the module to say so (feed.enable / feed.use_core): a cold
-    # hook process, which has none, does not import it.
-    feeds = sys.modules.get(f"{__package__}.feed") if follow else None
-    feed = feeds.for_root(root) if feeds is not None else None
+    feed = _feed_of(root) if follow else None
     if feed is None:
         return read(index, root, now, protection, skip), ""
     mark = f"{index.key}:{index.t}"

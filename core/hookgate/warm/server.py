@@ -121,12 +121,12 @@ class Core:
                     asked = time.monotonic()
                 answered = self.reap(answered_r)
                 self.export()
+                now = time.monotonic()
                 # A fork's feed question wakes the core in the middle of that fork's call. A fork
                 # made then (a copy of the core, then its scratch decision) would hold the answer to
                 # the call's next question and compete with the call for the CPU: the taken fork is
                 # replaced once a call is answered, or a tick after the last question.
-                replenish = answered or time.monotonic() - asked >= TICK
-                now = time.monotonic()
+                replenish = answered or now - asked >= TICK
                 if TAKEN in self.board[:MAX_FORKS]:
                     self.last_call = now
                 if now - checked >= TICK:
