@@ -1,7 +1,9 @@
 """`hookgate demo`, the README's main job, runs end to end and every verdict is the expected one."""
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from hookgate.runtimes import NAMES, STDIN, plug
@@ -29,15 +31,40 @@ def test_the_demo_plays_every_act_through_every_adapter(tmp_path):
     # every runtime's project kept its own metrics
     for runtime in NAMES:
         assert list((tmp_path / runtime / ".hookgate" / "sessions").glob("*/metrics.jsonl"))
+    assert _warm_processes(tmp_path) == [], "the demo leaves no warm core of its projects behind"
+
+
+def _warm_processes(base: Path, wait: float = 5.0) -> list[str]:
+    """The command lines of `hookgate warm` processes (cores and their forks) of projects under
+    `base`, once the forks of a stopped core have had `wait` seconds to leave."""
+    deadline = time.monotonic() + wait
+    while True:
+        found = [cmd for cmd in _command_lines() if "hookgate warm" in cmd and f"--project {base}/" in cmd]
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def _command_lines() -> list[str]:
+    lines = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            lines.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:  # gone meanwhile
+            continue
+    return lines
 
 
 def test_gemini_plays_no_act_of_a_subagent_and_every_act_of_the_lead(tmp_path):
     """Gemini CLI's payloads carry no subagent identity: its column says n/a there, never a verdict
     reached as if the lead had made the call; the lead's acts come to the expected verdicts."""
-    from hookgate.demo import hookgate_command, prepare
+    from hookgate.demo import hookgate_command, prepare, stop_cores
 
     prepare(tmp_path)
-    outcomes = plug("gemini").module("demo").play(ACTS, tmp_path, hookgate_command())
+    try:
+        outcomes = plug("gemini").module("demo").play(ACTS, tmp_path, hookgate_command())
+    finally:
+        stop_cores([tmp_path])  # its hook calls started the project's warm core
     for act, outcome in zip(ACTS, outcomes, strict=True):
         assert outcome.verdict == ("n/a" if act.agent else act.expect), act.title
 

@@ -112,7 +112,7 @@ def test_each_registration_answers_its_event(tmp_path, entry, runtime):
     (tmp_path / ".hookgate").mkdir()
     group = WRITERS[runtime].registrations(HOOKGATE)[entry.on(runtime)][0]
     argv = handler_argv(group["hooks"][0])
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "HOOKGATE_WARM_IDLE": "10"}  # its warm core leaves soon
 
     def run(stdin: bytes) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(argv, input=stdin, cwd=tmp_path, env=env, capture_output=True, timeout=60)

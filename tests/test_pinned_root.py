@@ -153,7 +153,7 @@ def test_an_explicit_project_dir_wins_and_is_not_pinned(root: Path, tmp_path: Pa
     payload = {"session_id": "s1", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Write",
                "tool_input": {"file_path": str(root / "src" / "a.gd"), "content": "x"}}
     done = subprocess.run([HOOKGATE, "hook", "claude"], input=json.dumps(payload).encode(), capture_output=True,
-                          env={**os.environ, "HOOKGATE_PROJECT_DIR": str(other)}, cwd=root)
+                          env={"HOOKGATE_WARM_IDLE": "10", **os.environ, "HOOKGATE_PROJECT_DIR": str(other)}, cwd=root)
     assert b"deny" not in done.stdout  # other/ has no role
     assert tool("claude", root, "Write", file_path="src/a.gd", content="x")[0]  # the pin was not moved
 

@@ -320,6 +320,21 @@ def start(root: str | None = None, force: bool = False) -> str | None:
     return path
 
 
+def stop(path: str, wait: float = 10.0) -> bool:
+    """Stop the core listening on `path` and wait until it is gone; False when none answered.
+    Gone means its lock released, not only its socket removed: the core removes the socket
+    first and holds the lock until it exits, and a core started meanwhile would find it taken."""
+    import os
+    import time
+
+    if not isinstance(exchange(path, "!stop", "", b""), tuple):
+        return False
+    deadline = time.monotonic() + wait
+    while (os.path.exists(path) or lock_held(lock_path(path))) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return True
+
+
 def lock_path(socket: str) -> str:
     """Held by the live core for its whole life; holds its pid."""
     return socket[:-len(".sock")] + ".lock"

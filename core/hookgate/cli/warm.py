@@ -9,7 +9,6 @@ runs in the background.
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from pathlib import Path
 
@@ -76,13 +75,5 @@ def _start(root: str, path: str) -> int:
 
 
 def _stop(root: str, path: str) -> int:
-    if _ask(path, "!stop") is None:
-        print(f"warm core for {root}: not running")
-        return 0
-    # gone means its lock released, not only its socket removed: the core removes the socket
-    # first and holds the lock until it exits, and a core started meanwhile would find it taken
-    deadline = time.monotonic() + 10
-    while (os.path.exists(path) or client.lock_held(client.lock_path(path))) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    print(f"warm core for {root}: stopped")
+    print(f"warm core for {root}: " + ("stopped" if client.stop(path) else "not running"))
     return 0

@@ -10,7 +10,7 @@ import sys
 import tempfile
 import textwrap
 from pathlib import Path
-from typing import TextIO
+from typing import Iterable, TextIO
 
 from ..runtimes import NAMES as RUNTIMES, plug
 from ..store.project import Project
@@ -40,6 +40,17 @@ def play(base: Path) -> dict[str, list[Outcome]]:
         prepare(root)
         results[runtime] = plug(runtime).module("demo").play(ACTS, root, command)
     return results
+
+
+def stop_cores(roots: Iterable[Path]) -> None:
+    """Stop the warm cores the demo's hook calls started: their projects are played out (and,
+    unless kept, deleted), so none is left to wait out its idle time."""
+    from .. import client
+
+    for root in roots:
+        path = client.locate(str(root))
+        if path is not None:
+            client.stop(path)
 
 
 def report(results: dict[str, list[Outcome]], base: Path, out: TextIO) -> int:
@@ -91,7 +102,10 @@ def main(keep: Path | None, out: TextIO = sys.stdout) -> int:
         base = (keep or Path(tmp)).resolve()
         out.write(f"hookgate demo: a scripted GodotMaker-style build session (role {ROLE!r}), "
                   f"played through the adapters of {', '.join(plug(r).title for r in RUNTIMES)}\nprojects under {base}\n\n")
-        wrong = report(play(base), base, out)
+        try:
+            wrong = report(play(base), base, out)
+        finally:
+            stop_cores(base / runtime for runtime in RUNTIMES)
         parity_summary(out)
         if wrong:
             out.write(f"\n{wrong} verdict(s) differ from what the godot preset must answer\n")
