@@ -43,8 +43,8 @@ def play(base: Path) -> dict[str, list[Outcome]]:
 
 
 def stop_cores(roots: Iterable[Path]) -> None:
-    """Stop the warm cores the demo's hook calls started: their projects are played out (and,
-    unless kept, deleted), so none is left to wait out its idle time."""
+    """Stop the warm cores the demo's hook calls started: their projects are played out, and the
+    core of a kept one would otherwise wait out its idle time (a deleted one's leaves by itself)."""
     from .. import client
 
     for root in roots:
