@@ -18,6 +18,7 @@ from ..engine.context import Context
 from ..model.events import Event, ToolEvent
 from ..model.verdicts import Block, Verdict
 from ..paths import below, resolved
+from ..store.locked import write_all
 from . import ledger
 from .protection import Agent, Protection, agent_of, protection_for
 from .store import Store, StoreError, store_for
@@ -359,9 +360,7 @@ def _put_back(change: Change, path: str, store: Store) -> None:
     tmp = os.path.join(folder, f".hookgate-restore-{os.getpid()}-{time.monotonic_ns()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, data)
         os.fchmod(fd, stat.S_IMODE(old.mode))
     finally:
         os.close(fd)

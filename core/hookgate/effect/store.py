@@ -26,6 +26,7 @@ from typing import Mapping
 import msgspec
 
 from ..digest import sha256_hex
+from ..store.locked import write_all
 from ..store.pin import project_key, state_home
 from ..store.project import HOOKGATE_DIR
 from .tree import Index, plan_for, untrusted
@@ -260,9 +261,7 @@ def _write_new(path: Path, data: bytes, mode: int = 0o644, link: Path | None = N
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, data)
     finally:
         os.close(fd)
     if link is not None:

@@ -81,9 +81,7 @@ def append(path: Path, data: bytes) -> None:
     fd = _appender(str(path))
     try:
         take(fd)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, data)
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
@@ -122,14 +120,19 @@ def _appender(path: str) -> int:
     return fd
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of `data` to `fd`: a write may take less than it is given."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def replace(path: Path, data: bytes) -> None:
     """Write a whole file so that readers see either the old or the new content."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, data)
     finally:
         os.close(fd)
     os.replace(tmp, path)
