@@ -34,6 +34,16 @@ def test_the_demo_plays_every_act_through_every_adapter(tmp_path):
     assert _warm_processes(tmp_path) == [], "the demo leaves no warm core of its projects behind"
 
 
+def test_a_kept_demo_project_does_not_govern_the_next_demo(tmp_path):
+    """Each played project is its own session: a session stays governed by the root its first call
+    came from (store/pin.py), and a project kept with --keep outlives its run. With one session id
+    for every run, the second demo here was judged by the first one's project (5 wrong verdicts)."""
+    for name in ("first", "second"):
+        done = subprocess.run([HOOKGATE, "demo", "--keep", str(tmp_path / name)], capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0 and "(!)" not in done.stdout, name + ":\n" + done.stdout + done.stderr
+
+
 def _warm_processes(base: Path, wait: float = 5.0) -> list[str]:
     """The command lines of `hookgate warm` processes (cores and their forks) of projects under
     `base`, once the forks of a stopped core have had `wait` seconds to leave."""

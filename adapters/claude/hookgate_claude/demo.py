@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hookgate.demo.runtimes import SESSION, absolute, run_stdin
+from hookgate.demo.runtimes import absolute, run_stdin, session_for
 from hookgate.demo.session import Act, Outcome
 
 
 def payload(act: Act, root: Path) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "session_id": SESSION, "cwd": str(root), "hook_event_name": "PreToolUse", "permission_mode": "default",
+        "session_id": session_for(root), "cwd": str(root), "hook_event_name": "PreToolUse", "permission_mode": "default",
         "tool_name": act.tool, "tool_input": absolute(act.input, root), "tool_use_id": "toolu_demo",
     }
     if act.agent:

@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hookgate.demo.runtimes import SESSION, run_stdin
+from hookgate.demo.runtimes import run_stdin, session_for
 from hookgate.demo.session import Act, Outcome
 
 
 def payload(act: Act, root: Path) -> dict[str, Any]:
     tool, tool_input = _tool(act)
     data: dict[str, Any] = {
-        "session_id": SESSION, "turn_id": "turn-demo", "cwd": str(root), "hook_event_name": "PreToolUse",
+        "session_id": session_for(root), "turn_id": "turn-demo", "cwd": str(root), "hook_event_name": "PreToolUse",
         "model": "gpt-5.5", "permission_mode": "default", "tool_name": tool, "tool_input": tool_input,
         "tool_use_id": "call_demo",
     }

@@ -7,14 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hookgate.demo.runtimes import SESSION, run_stdin
+from hookgate.demo.runtimes import run_stdin, session_for
 from hookgate.demo.session import Act, Outcome
 
 _TOOLS = {"Write": "write_file", "Edit": "replace", "Read": "read_file", "Bash": "run_shell_command"}
 
 
 def payload(act: Act, root: Path) -> dict[str, Any]:
-    return {"session_id": SESSION, "transcript_path": str(root / ".gemini-demo.jsonl"), "cwd": str(root),
+    return {"session_id": session_for(root), "transcript_path": str(root / ".gemini-demo.jsonl"), "cwd": str(root),
             "hook_event_name": "BeforeTool", "timestamp": "2026-01-01T00:00:00.000Z", **_tool(act)}
 
 

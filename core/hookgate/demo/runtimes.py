@@ -9,10 +9,18 @@ import subprocess
 from pathlib import Path
 from typing import Any, Callable
 
+from ..store.pin import project_key
 from .session import Act, Outcome
 
-SESSION = "demo-session"
 TRUNCATED = b'{"hook_event_name": "PreToolUse", "tool_na'
+
+
+def session_for(root: Path) -> str:
+    """The demo session's id in the project at `root`: one per project, as a runtime gives every
+    session its own. A session stays governed by the root its first call came from
+    (store/pin.py), and a kept demo project outlives its run: with one id for every run, the next
+    demo was judged by the rules and state of the kept one."""
+    return f"demo-{project_key(root)}"
 
 
 def run_stdin(runtime: str, make_payload: Callable[[Act, Path], dict[str, Any]], acts: tuple[Act, ...],
