@@ -10,13 +10,6 @@ from hookgate.store.project import Project
 from support import MemorySession
 
 
-@pytest.fixture(autouse=True)
-def _own_session_pins(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test keeps its sessions' pinned roots (hookgate.store.pin) to itself: tests reuse
-    session ids like "s1", and a pin left by another test would govern this one."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     (tmp_path / ".hookgate").mkdir()

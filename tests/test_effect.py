@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -267,6 +268,51 @@ def test_the_store_does_not_grow_without_bound(project):
     assert len(blobs) <= 3 + 1  # the copies the readings refer to, pruned past the limit
     out = project.bash("p=src/player.gd; echo x >> $p")
     assert out.post_blocked and (project.root / "src/player.gd").read_text() == "extends Node # 5\n"
+
+
+def _last_used(store_dir: Path, seconds_ago: float) -> None:
+    when = time.time() - seconds_ago
+    for path in [*store_dir.iterdir(), store_dir]:  # the folder last: touching a file inside moves nothing
+        os.utime(path, (when, when), follow_symlinks=False)
+
+
+def test_the_stores_of_projects_that_are_gone_are_removed(tmp_path):
+    """A store is kept by its project's path, outside the project: deleting the project leaves it.
+    When a project makes its first store, the stores of gone projects unused for a day go, and so do
+    stores that name no project (made before the note) once unused for 30 days; nothing else."""
+    from hookgate.effect.store import GONE_ROOT_SECONDS, UNNAMED_IDLE_SECONDS
+
+    day = 86_400
+    projects = {name: build_project(tmp_path / name, "claude") for name in ("gone", "gone_lately", "live")}
+    for project in projects.values():
+        assert not project.bash("echo x > notes.txt").post_blocked  # a checked call: the store is made
+    stores = {name: store_for(project.root).dir for name, project in projects.items()}
+    folder = stores["live"].parent
+    assert (stores["gone"] / "root").read_text() == f"{projects['gone'].root.resolve()}\n"
+    shutil.rmtree(projects["gone"].root)
+    shutil.rmtree(projects["gone_lately"].root)
+    _last_used(stores["gone"], GONE_ROOT_SECONDS + day)
+    _last_used(stores["gone_lately"], GONE_ROOT_SECONDS - 3600)
+    _last_used(stores["live"], 365 * day)
+    for name, idle in (("unnamed_old", UNNAMED_IDLE_SECONDS + day), ("unnamed_young", UNNAMED_IDLE_SECONDS - day)):
+        (folder / name).mkdir()
+        (folder / name / "ledger.jsonl").write_text('{"t":0,"end":"s/c"}\n')
+        _last_used(folder / name, idle)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "root").write_text("/nonexistent\n")
+    (folder / "a_link").symlink_to(elsewhere)
+    _last_used(elsewhere, 365 * day)
+
+    newcomer = build_project(tmp_path / "newcomer", "claude")
+    newcomer.bash("true")
+
+    left = {entry.name for entry in folder.iterdir()}
+    assert left == {stores["gone_lately"].name, stores["live"].name, "unnamed_young", "a_link",
+                    store_for(newcomer.root).dir.name}
+    assert (elsewhere / "root").exists()  # a link is not followed
+    out = projects["live"].bash("p=src/player.gd; echo x >> $p")  # the live project's store still works
+    assert out.post_blocked and (projects["live"].root / "src/player.gd").read_text() == GD
 
 
 def test_in_godotmaker_mode_hookgates_own_files_are_not_put_back(tmp_path):

@@ -8,13 +8,16 @@ manifest), a copy of each protected file's bytes, and the ledger of writes hookg
                                              save races the link)
     <state dir>/effect/blobs/<sha256>        file bytes, named by their digest, written once
     <state dir>/effect/ledger.jsonl          writes hookgate allowed (see ledger.py)
+    <state dir>/effect/root                  the project root this store is for
 
 The store is hookgate's, but the agent runs as the same user and could write into it. A copy is
 only ever restored after its bytes hash to the digest the manifest names, so a damaged or
 replaced copy is refused, not written back; a manifest forged during the call (a new index and a
 new copy with matching digests) is a limit the README names. Copies nothing refers to are removed
 once the store holds more than `max_blobs` of them, and manifests of calls whose after-hook never
-came are removed after a day.
+came are removed after a day. Stores are kept by the project's path, so a project deleted or moved
+leaves its store behind: when a project's store is first made, the stores whose root is gone and
+that nothing used for a day are removed (prune_stores), as pins are when a session is first pinned.
 """
 
 import os
@@ -49,6 +52,12 @@ HEADER = len(MAGIC) + TAG_BYTES
 _read: dict[bytes, Index] = {}
 MAX_READ = 16
 STALE_CALL_SECONDS = 86_400
+ROOT_NOTE = "root"
+# A store whose project folder is gone is kept this long after its last use: a folder moved back,
+# a drive mounted again, finds its readings and ledger where they were.
+GONE_ROOT_SECONDS = 86_400
+# A store that names no root (made before stores noted theirs) is removed only once unused this long.
+UNNAMED_IDLE_SECONDS = 30 * 86_400
 
 
 class StoreError(Exception):
@@ -71,7 +80,57 @@ def _store(root: str, xdg_state_home: str, home: str) -> "Store":
     state = state_home({"XDG_STATE_HOME": xdg_state_home, "HOME": home})
     if state is None:
         return Store(resolved / HOOKGATE_DIR / "effect")
-    return Store(state / "effect" / project_key(resolved))
+    store = Store(state / "effect" / project_key(resolved))
+    note = store.dir / ROOT_NOTE
+    if not os.path.exists(note):  # a new store, or one made before stores noted their root
+        _write_new(note, os.fsencode(str(resolved)) + b"\n")
+        prune_stores(store.dir.parent)
+    return store
+
+
+def prune_stores(folder: Path, now: float | None = None) -> int:
+    """Remove the stores in `folder` whose project root is gone and that nothing used for
+    GONE_ROOT_SECONDS, and those that name no root and went unused for UNNAMED_IDLE_SECONDS; how
+    many went. A store's last use is the latest change of its folder (a reading saved, a call
+    begun) or its ledger (an allowed write noted). Called once per project, so shutil is imported
+    here, off the hook path."""
+    now = time.time() if now is None else now
+    gone = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            used = entry.stat(follow_symlinks=False).st_mtime
+            try:
+                used = max(used, os.stat(os.path.join(entry.path, "ledger.jsonl")).st_mtime)
+            except FileNotFoundError:
+                pass
+            root = _noted_root(entry.path)
+            if root is None:
+                doomed = now - used > UNNAMED_IDLE_SECONDS
+            else:
+                doomed = now - used > GONE_ROOT_SECONDS and not os.path.isdir(root)
+        except OSError:
+            continue
+        if doomed:
+            import shutil
+
+            shutil.rmtree(entry.path, ignore_errors=True)
+            gone += 1
+    return gone
+
+
+def _noted_root(store_dir: str) -> str | None:
+    try:
+        with open(os.path.join(store_dir, ROOT_NOTE), "rb") as note:
+            text = os.fsdecode(note.read(8192).strip())
+    except FileNotFoundError:
+        return None
+    return text if text.startswith("/") else None
 
 
 class Store:
