@@ -88,3 +88,8 @@ def test_usage_errors():
 
     done = subprocess.run([HOOKGATE, "hook", "vim"], capture_output=True, input=b"")
     assert done.returncode == 2 and b"usage: hookgate hook claude|codex" in done.stderr
+    done = subprocess.run([HOOKGATE, "hook", "claude", "--event"], capture_output=True, input=b"")
+    assert done.returncode == 2 and b"usage: hookgate hook claude|codex" in done.stderr  # a runtime's bad call blocks
+    for asked in (["hook", "--help"], ["hook", "claude", "-h"], ["hook", "codex", "--event", "Stop", "--help"]):
+        done = subprocess.run([HOOKGATE, *asked], capture_output=True, input=b"")
+        assert (done.returncode, done.stderr) == (0, b"") and done.stdout.startswith(b"usage: hookgate hook claude|codex")

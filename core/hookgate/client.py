@@ -73,6 +73,10 @@ def main(args: list[str]) -> int:
 
 def _hook(args: list[str]) -> int:
     rest = args[1:]
+    if any(option in ("-h", "--help") for option in rest):  # asked for, not a runtime's bad call
+        sys.stdout.write(USAGE + "The runtime runs this with the hook's payload on stdin "
+                         "(`hookgate install` registers it).\n")
+        return 0
     if not rest or rest[0] not in STDIN:
         sys.stderr.write(USAGE)
         return 2
