@@ -38,6 +38,9 @@ def test_install_merges_is_idempotent_and_uninstall_restores_exactly(tmp_path):
     assert ours["onFailure"] == "block"
     assert cli("uninstall", "claude", "--project", str(tmp_path), cwd=tmp_path).returncode == 0
     assert json.loads(settings.read_text()) == USER_SETTINGS
+    again = cli("uninstall", "claude", "--project", str(tmp_path), cwd=tmp_path)  # the user's settings stay
+    assert again.returncode == 0 and "holds nothing of hookgate's (nothing removed)" in again.stdout
+    assert json.loads(settings.read_text()) == USER_SETTINGS
 
 
 def test_install_into_a_fresh_project_and_back(tmp_path):

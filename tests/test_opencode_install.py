@@ -60,7 +60,7 @@ def test_uninstall_removes_exactly_what_install_added(tmp_path: Path):
     assert cli("uninstall", "opencode", "--project", str(tmp_path), cwd=tmp_path).returncode == 0
     assert list(tmp_path.iterdir()) == []
     done = cli("uninstall", "opencode", "--project", str(tmp_path), cwd=tmp_path)
-    assert done.returncode == 0 and "already up to date" in done.stdout
+    assert done.returncode == 0 and "does not exist (nothing removed)" in done.stdout
 
 
 def test_a_file_hookgate_did_not_write_is_never_overwritten_or_removed(tmp_path: Path):

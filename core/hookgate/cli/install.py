@@ -70,7 +70,12 @@ def main(args: list[str]) -> int:
     except ValueError as exc:
         print(f"hookgate {action}: {exc}", file=sys.stderr)
         return 1
-    state = "updated" if changed else "already up to date"
+    if changed:
+        state = "updated"
+    elif action == "install":
+        state = "already up to date"
+    else:
+        state = "holds nothing of hookgate's (nothing removed)" if target.exists() else "does not exist (nothing removed)"
     print(f"{ns.runtime}: {target} {state}")
     if action == "install" and hasattr(installer, "notes"):  # what the runtime still needs
         print("\n".join(installer.notes(target)))
