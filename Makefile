@@ -47,7 +47,9 @@ node_modules/.installed: package.json package-lock.json adapters/opencode-plugin
 	touch $@
 
 js-test: venv js                ## the OpenCode plugin's own tests: tsc --noEmit, then node --test against this checkout's core
-	HOOKGATE_COMMAND=$(CURDIR)/$(BIN)/hookgate npm test --workspaces
+	# hookgate's state outside the projects (effect stores, pins) in a folder of the run's own, not the user's home
+	state=$$(mktemp -d) && HOOKGATE_COMMAND=$(CURDIR)/$(BIN)/hookgate XDG_STATE_HOME=$$state npm test --workspaces; \
+	  rc=$$?; rm -rf "$$state"; exit $$rc
 
 # the compiled plugin is committed (a checkout installs and runs it without TypeScript):
 # rebuild it after editing adapters/opencode-plugin/src, and commit the result
