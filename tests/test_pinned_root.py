@@ -145,6 +145,17 @@ def test_the_pin_is_one_record_per_session_in_the_users_state_dir(root: Path) ->
     assert odd.read_text().strip() == str(root.resolve())
 
 
+def test_a_fifo_planted_as_a_pin_neither_hangs_the_hook_nor_governs(root: Path) -> None:
+    """The pins live where the agent (the same user) could write; a FIFO opened for reading waits
+    for a writer, so the record is opened without blocking: it reads as no pin, and the session's
+    first event pins over it."""
+    record = Path(os.environ["XDG_STATE_HOME"]) / "hookgate" / "pins" / "claude-fifo-1"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(record)
+    start("claude", root, session="fifo-1")
+    assert record.is_file() and record.read_text().strip() == str(root.resolve())
+
+
 def test_an_explicit_project_dir_wins_and_is_not_pinned(root: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
     (other / ".hookgate").mkdir(parents=True)

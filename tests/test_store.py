@@ -2,6 +2,8 @@ import json
 import multiprocessing
 from pathlib import Path
 
+import pytest
+
 from hookgate.store.project import Project
 from hookgate.store.session import SessionStore, safe_session_dir_name
 
@@ -168,3 +170,30 @@ def test_a_fork_appends_through_its_own_descriptor_and_holds_its_own_lock(tmp_pa
     assert os.read(read, 1) == b"1"  # it appended through a descriptor of its own
     os.waitpid(pid, 0)
     assert log.read_bytes() == b"parent\nchild\n"
+
+
+@pytest.mark.parametrize("warm", ["on", "off"])
+@pytest.mark.parametrize("name", ["current_role", "stage.jsonl"])
+def test_a_fifo_in_place_of_a_state_file_fails_closed_without_hanging(tmp_path, name, warm):
+    """The agent runs as the same user and may write the role file and the stage log (the lead
+    may, by the preset's rules): a FIFO there made every read wait for a writer, and a hook that
+    never answers is let through by the runtime's timeout. Now the hook answers at once and its
+    gates fail closed; `hookgate role set` mends the role file."""
+    import os
+    import subprocess
+
+    from support import HOOKGATE, run_hook
+
+    (tmp_path / ".hookgate").mkdir()
+    (tmp_path / ".hookgate" / "current_role").write_text("build\n")
+    (tmp_path / ".hookgate" / name).unlink(missing_ok=True)
+    os.mkfifo(tmp_path / ".hookgate" / name)
+    payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(tmp_path), "tool_name": "Write",
+               "tool_input": {"file_path": str(tmp_path / "notes.txt"), "content": "x"}}
+    done = run_hook("claude", payload, tmp_path, "--event", "PreToolUse", env={"HOOKGATE_WARM": warm})
+    assert done.returncode == 2 and f"{name} is not a regular file".encode() in done.stderr
+    if name == "current_role":
+        mended = subprocess.run([HOOKGATE, "role", "set", "build"], cwd=tmp_path, capture_output=True, timeout=60)
+        assert mended.returncode == 0 and (tmp_path / ".hookgate" / name).read_text() == "build\n"
+        done = run_hook("claude", payload, tmp_path, "--event", "PreToolUse", env={"HOOKGATE_WARM": warm})
+        assert done.returncode == 0, done.stderr

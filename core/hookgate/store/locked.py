@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -138,12 +139,24 @@ def replace(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+class NotAFile(Exception):
+    """One of hookgate's files is a FIFO, a device or a socket. Not an OSError, which some readers
+    take for "no such file": a role file the agent replaced by a FIFO must fail its gates closed,
+    not read as "no role"."""
+
+
 def read(path: Path) -> bytes:
+    """The file's bytes; b"" when there is none. Opened without blocking: the agent runs as the
+    same user and could put a FIFO where the file was, whose open and read would wait for a
+    writer, and a hook that never answers is let through by the runtime's timeout."""
     try:
-        with open(path, "rb", buffering=0) as f:  # unbuffered: no tty probe and position seeks
-            return f.readall()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return b""
+    with open(fd, "rb", buffering=0) as f:  # unbuffered: no tty probe and position seeks
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotAFile(f"{path} is not a regular file")
+        return f.readall()
 
 
 def _open(path: Path, flags: int) -> int:

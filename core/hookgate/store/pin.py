@@ -87,7 +87,9 @@ def pinned(directory: Path | str, runtime: str, session_id: str) -> Path | None:
     """The root this session was pinned to, or None (not pinned yet, or its root is gone)."""
     path = os.path.join(directory, _record_name(runtime, session_id))
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)  # (not open(): no buffered file built on every call)
+        # not open(): no buffered file built on every call; O_NONBLOCK: a FIFO planted as a pin by the
+        # agent (the same user) reads as empty instead of hanging every hook of the session
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return None
     try:
