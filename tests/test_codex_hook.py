@@ -96,7 +96,7 @@ def test_what_hookgate_cannot_read_on_a_gating_event_is_refused_with_a_reason(tm
     done = run_hook("codex", raw, tmp_path, "--event", "PreToolUse")
     assert done.returncode == 2 and done.stdout == b""
     stderr = done.stderr.decode()
-    assert "hookgate could not read this hook payload" in stderr and "Traceback" not in stderr
+    assert "hookgate could not decide this call" in stderr and "Traceback" not in stderr
 
 
 def test_what_hookgate_cannot_read_on_another_event_is_let_through(tmp_path):

@@ -108,4 +108,4 @@ def test_unreadable_payloads_follow_the_fail_mode_with_one_line(tmp_path: Path, 
     check_answer(answer, "PreToolUse")
     if not readable:
         assert answer.exit_code == 2  # PreToolUse's permission gate fails closed
-        assert answer.stderr.count("\n") == 0 and "hookgate could not read this hook payload" in answer.stderr
+        assert answer.stderr.count("\n") == 0 and "hookgate could not decide this call" in answer.stderr

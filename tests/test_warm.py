@@ -162,7 +162,7 @@ def test_every_gate_family_answers_the_same_warm_and_cold(warm: Warm, tmp_path: 
     assert f"no rm -rf (step 12 in {root})".encode() in outs  # the command hook saw the step's environment
     assert f"policy cwd {root / 'src'}, step 13".encode() in outs  # the policy ran in the caller's cwd
     assert all(b"guard policy loaded" in err for _, err, _ in cold[1:15])
-    assert codes[15] == 2 and b"hookgate could not read this hook payload" in cold[15][1]  # unreadable: fails closed
+    assert codes[15] == 2 and b"hookgate could not decide this call" in cold[15][1]  # unreadable: fails closed
     assert codes[17] == 2 and b"player.gd" in cold[17][1]  # Codex: the whole patch is refused
 
 

@@ -128,8 +128,9 @@ class Engine:
                         ran=decision.ran + judged.ran, monitored=decision.monitored + judged.monitored)
 
     def fail(self, event_name: str, error: str, ctx: Context) -> Decision:
-        """The payload itself could not be read. The gates that would have run decide: if any of
-        them fails closed, the action is blocked; otherwise it goes ahead."""
+        """The call could not be decided (an unreadable payload or config, an internal error). The
+        gates that would have run decide: if any of them fails closed, the action is blocked;
+        otherwise it goes ahead."""
         ctx.record("hook_error", gate=None, hook_event=event_name or None, error=error)
         gates = {g.id: g for g, _ in self._by_event.get(event_name, ()) if g.fail_mode == "closed"}
         watched = sorted(gid for gid, g in gates.items() if g.mode == "monitor")
@@ -147,7 +148,7 @@ class Engine:
             return Decision(verdict=ContextVerdict(context=warning, message=warning), forced=tuple(sorted(gates)))
         if closed:
             ctx.warn(f"hookgate: {error}; blocking, since {', '.join(closed)} fail closed")
-            reason = f"hookgate could not read this hook payload ({error}); {', '.join(closed)} fail closed"
+            reason = f"hookgate could not decide this call ({error}); {', '.join(closed)} fail closed"
             return Decision(verdict=Block(reason=reason), blocked_by=tuple(closed), failed=tuple(closed))
         ctx.warn(f"hookgate: {error}; allowing (no gate on {event_name or 'this event'} fails closed)")
         return Decision(verdict=ALLOW)
