@@ -172,28 +172,39 @@ def test_a_fork_appends_through_its_own_descriptor_and_holds_its_own_lock(tmp_pa
     assert log.read_bytes() == b"parent\nchild\n"
 
 
+STATE_FILES = ["current_role", "stage.jsonl", "config.toml", "role_owner.json", "stage_schemas.json", "hooks.json",
+               "policies/p.py", "verify_report.json", "sessions/s/state.json", "sessions/s/notices.jsonl",
+               "sessions/s/metrics.jsonl", "sessions/s/decisions.jsonl", "metrics.jsonl"]
+
+
 @pytest.mark.parametrize("warm", ["on", "off"])
-@pytest.mark.parametrize("name", ["current_role", "stage.jsonl"])
-def test_a_fifo_in_place_of_a_state_file_fails_closed_without_hanging(tmp_path, name, warm):
-    """The agent runs as the same user and may write the role file and the stage log (the lead
-    may, by the preset's rules): a FIFO there made every read wait for a writer, and a hook that
-    never answers is let through by the runtime's timeout. Now the hook answers at once and its
-    gates fail closed; `hookgate role set` mends the role file."""
+@pytest.mark.parametrize("name", STATE_FILES)
+def test_a_fifo_in_place_of_a_state_file_neither_hangs_nor_lets_a_refused_write_through(tmp_path, name, warm):
+    """The agent runs as the same user and may write some of these (the lead may write the role
+    file and the stage log, by the preset's rules). A FIFO waits for a writer when opened for
+    reading and for a reader when opened for writing, and a hook that never answers is let through
+    by the runtime's timeout: before, the role file, the stage log, the notices and the three logs
+    did that. Now every call is answered, and a Write the build role may not make is refused."""
     import os
     import subprocess
 
     from support import HOOKGATE, run_hook
 
-    (tmp_path / ".hookgate").mkdir()
+    (tmp_path / ".hookgate" / "policies").mkdir(parents=True)
+    (tmp_path / ".hookgate" / "sessions" / "s").mkdir(parents=True)
     (tmp_path / ".hookgate" / "current_role").write_text("build\n")
     (tmp_path / ".hookgate" / name).unlink(missing_ok=True)
     os.mkfifo(tmp_path / ".hookgate" / name)
     payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(tmp_path), "tool_name": "Write",
-               "tool_input": {"file_path": str(tmp_path / "notes.txt"), "content": "x"}}
+               "tool_input": {"file_path": str(tmp_path / "src" / "player.gd"), "content": "x"}}
     done = run_hook("claude", payload, tmp_path, "--event", "PreToolUse", env={"HOOKGATE_WARM": warm})
-    assert done.returncode == 2 and f"{name} is not a regular file".encode() in done.stderr
-    if name == "current_role":
+    denied = done.returncode == 0 and json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert denied or done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    if name in ("current_role", "stage.jsonl"):
+        assert f"{name} is not a regular file".encode() in done.stderr
+    if name == "current_role":  # `hookgate role set` mends it
         mended = subprocess.run([HOOKGATE, "role", "set", "build"], cwd=tmp_path, capture_output=True, timeout=60)
         assert mended.returncode == 0 and (tmp_path / ".hookgate" / name).read_text() == "build\n"
+        payload["tool_input"]["file_path"] = str(tmp_path / "notes.txt")
         done = run_hook("claude", payload, tmp_path, "--event", "PreToolUse", env={"HOOKGATE_WARM": warm})
-        assert done.returncode == 0, done.stderr
+        assert done.returncode == 0 and b"deny" not in done.stdout, done.stderr

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Iterable, Literal
 import msgspec
 
 from ..engine.matcher import Matcher, compile_matcher
+from ..store import locked
 # in the package itself: a hook call looks for the files without importing this module
 from . import GLOBAL_FILE as GLOBAL_FILE, hook_files as hook_files
 
@@ -113,8 +114,9 @@ class _Reader:
 
     def read(self, path: Path) -> list[Handler]:
         try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
+            raw = locked.read(path)  # without blocking: a FIFO there must not hang every hook
+        except locked.NotAFile:
+            self.problem("", "not a regular file; none of its hooks run")
             return []
         except OSError as exc:
             self.problem("", f"cannot read: {exc.strerror}; none of its hooks run")

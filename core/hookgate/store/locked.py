@@ -117,6 +117,9 @@ def _appender(path: str) -> int:
         _appenders.clear()
     fd = _open(Path(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise NotAFile(f"{path} is not a regular file")
     _appenders[path] = (fd, pid, st.st_dev, st.st_ino)
     return fd
 
@@ -160,6 +163,9 @@ def read(path: Path) -> bytes:
 
 
 def _open(path: Path, flags: int) -> int:
+    """O_NONBLOCK: a FIFO in place of a log or a lock (the agent runs as the same user) fails or
+    is refused at once instead of waiting for a reader; on a regular file it changes nothing."""
+    flags |= os.O_NONBLOCK
     try:
         return os.open(path, flags, 0o644)
     except FileNotFoundError:
