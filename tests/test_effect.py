@@ -303,19 +303,18 @@ def test_the_stores_of_projects_that_are_gone_are_removed(tmp_path):
     (elsewhere / "root").write_text("/nonexistent\n")
     (folder / "a_link").symlink_to(elsewhere)
     _last_used(elsewhere, 365 * day)
-    # notes the agent could plant (it runs as the same user): a FIFO must not hang the hook, and a
-    # link is not read; neither names a root, so both stores count as unnamed and young
-    for name, plant in (("fifo_note", os.mkfifo), ("linked_note", lambda path: os.symlink(elsewhere / "root", path))):
-        (folder / name).mkdir()
-        plant(folder / name / "root")
-        _last_used(folder / name, GONE_ROOT_SECONDS + day)
+    # a note the agent could plant (it runs as the same user): a FIFO must not hang the hook; it
+    # names no root, so the store counts as unnamed and young
+    (folder / "fifo_note").mkdir()
+    os.mkfifo(folder / "fifo_note" / "root")
+    _last_used(folder / "fifo_note", GONE_ROOT_SECONDS + day)
 
     newcomer = build_project(tmp_path / "newcomer", "claude")
     newcomer.bash("true")
 
     left = {entry.name for entry in folder.iterdir()}
     assert left == {stores["gone_lately"].name, stores["live"].name, "unnamed_young", "a_link",
-                    "fifo_note", "linked_note", store_for(newcomer.root).dir.name}
+                    "fifo_note", store_for(newcomer.root).dir.name}
     assert (elsewhere / "root").exists()  # a link is not followed
     out = projects["live"].bash("p=src/player.gd; echo x >> $p")  # the live project's store still works
     assert out.post_blocked and (projects["live"].root / "src/player.gd").read_text() == GD

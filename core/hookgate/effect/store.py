@@ -21,7 +21,6 @@ that nothing used for a day are removed (prune_stores), as pins are when a sessi
 """
 
 import os
-import stat
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Mapping
 import msgspec
 
 from ..digest import sha256_hex
+from ..store import locked
 from ..store.locked import write_all
 from ..store.pin import project_key, state_home
 from ..store.project import HOOKGATE_DIR
@@ -126,16 +126,11 @@ def prune_stores(folder: Path, now: float | None = None) -> int:
 
 
 def _noted_root(store_dir: str) -> str | None:
-    """The root a store names; None when it names none. Opened without blocking or following a
-    link: the agent runs as the same user, and a FIFO planted as a note must not hang the hook."""
+    """The root a store names; None when it names none (a FIFO planted as the note included)."""
     try:
-        fd = os.open(os.path.join(store_dir, ROOT_NOTE), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
+        text = os.fsdecode(locked.read(Path(store_dir, ROOT_NOTE)).strip())
+    except (locked.NotAFile, OSError):
         return None
-    try:
-        text = os.fsdecode(os.read(fd, 8192).strip()) if stat.S_ISREG(os.fstat(fd).st_mode) else ""
-    finally:
-        os.close(fd)
     return text if text.startswith("/") else None
 
 
