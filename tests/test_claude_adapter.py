@@ -59,7 +59,7 @@ def test_unreadable_stdin_on_a_fail_closed_event_blocks_with_one_line(tmp_path, 
     done = run_hook("claude", raw, tmp_path, "--event", "PreToolUse")
     assert done.returncode == 2 and done.stdout == b""
     stderr = done.stderr.decode()
-    assert stderr.count("\n") == 1 and "Traceback" not in stderr and "hookgate could not read" in stderr
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr and "hookgate could not decide this call" in stderr
 
 
 @pytest.mark.parametrize("raw", [b"", b"{\"truncated", b"[1]"])
