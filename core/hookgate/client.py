@@ -73,7 +73,7 @@ def main(args: list[str]) -> int:
 
 def _hook(args: list[str]) -> int:
     rest = args[1:]
-    if any(option in ("-h", "--help") for option in rest):  # asked for, not a runtime's bad call
+    if "-h" in rest or "--help" in rest:  # asked for, not a runtime's bad call
         sys.stdout.write(USAGE + "The runtime runs this with the hook's payload on stdin "
                          "(`hookgate install` registers it).\n")
         return 0

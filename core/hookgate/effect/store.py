@@ -30,7 +30,6 @@ import msgspec
 
 from ..digest import sha256_hex
 from ..store import locked
-from ..store.locked import write_all
 from ..store.pin import project_key, state_home
 from ..store.project import HOOKGATE_DIR
 from .tree import Index, plan_for, untrusted
@@ -321,7 +320,7 @@ def _write_new(path: Path, data: bytes, mode: int = 0o644, link: Path | None = N
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
-        write_all(fd, data)
+        locked.write_all(fd, data)
     finally:
         os.close(fd)
     if link is not None:
