@@ -561,3 +561,20 @@ def test_a_call_links_the_latest_reading_while_another_process_saves_one(tmp_pat
         saver.kill()
         saver.wait()
     assert links > 300  # the loop ran (the first link failed within a few hundred, eight tries within ~9,000)
+
+
+def test_a_program_that_detaches_itself_is_the_known_limit(tmp_path):
+    """What the README names as the limit on work left running: a program that forks itself off
+    (os.fork in code the shell reader cannot read) shows no `&`, setsid or multiplexer, so the call
+    runs as one the check covers, and what the child writes after the check stays. (The forms the
+    reader sees are refused before they run: the shell corpus's "detached" family.)"""
+    project = build_project(tmp_path / "game", "claude", syntax_gate=True)
+    code = "import os, sys, time\nif os.fork():\n    sys.exit()\ntime.sleep(0.5)\nopen('src/' + 'player.gd', 'a').write('x')\n"
+    outcome = project.bash(f"python3 - > /dev/null 2>&1 <<'EOF'\n{code}EOF")
+    assert not outcome.pre_blocked and not outcome.post_blocked
+    player = project.root / "src" / "player.gd"
+    assert player.read_text() == GD  # the check came before the child wrote
+    deadline = time.monotonic() + 10
+    while player.read_text() == GD and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert player.read_text() == GD + "x"

@@ -211,6 +211,103 @@ def test_targets_known_only_at_run_time_run_when_the_effect_check_covers_them(pr
     assert [u["checked_after"] for u in unknown] == [True, True]
 
 
+# commands that leave work running once bash returned (the corpus's "detached" family measures
+# that they do, in real bash), and the same work waited for
+LEAVES_WORK = [
+    "python3 x.py &", "nohup python3 x.py > /dev/null 2>&1 &", "(python3 x.py &)", "(python3 x.py &); wait",
+    "python3 x.py & disown", "python3 x.py & disown; wait", "python3 x.py & wait $!", "python3 x.py & wait -n",
+    "if true; then python3 x.py & fi", "coproc python3 x.py", "coproc W { python3 x.py; }", "setsid python3 x.py",
+    "setsid -f python3 x.py", "setsid python3 x.py -w", "bash -c 'python3 x.py &'", "echo $(python3 x.py &)",
+    "python3 - <<'EOF' &\nimport os\nos.remove(name)\nEOF",
+]
+WAITS_FOR_IT = [
+    "python3 x.py", "python3 x.py & wait", "python3 x.py & python3 y.py & wait", "coproc { python3 x.py; }; wait",
+    "setsid -w python3 x.py", "setsid --wait python3 x.py", "nohup python3 x.py", "python3 x.py && python3 y.py",
+    "python3 x.py 2>&1 | tee /dev/null", "python3 x.py &> /dev/null",
+]
+
+
+@pytest.mark.parametrize("command", LEAVES_WORK)
+def test_unknowns_of_a_command_that_leaves_work_running_outlive_the_call(command):
+    _, unknown = shell_writes(command, "/p")
+    assert unknown and all(item.outlives for item in unknown), unknown
+
+
+@pytest.mark.parametrize("command", WAITS_FOR_IT)
+def test_unknowns_of_a_command_that_waits_for_its_work_end_with_it(command):
+    _, unknown = shell_writes(command, "/p")
+    assert unknown and not any(item.outlives for item in unknown), unknown
+
+
+@pytest.mark.parametrize("command", [
+    "echo 'rm PLAN.md' | at now", "batch <<< 'rm PLAN.md'", "systemd-run --user python3 x.py", "screen -dm python3 x.py",
+    "tmux new -d 'python3 x.py'", "daemonize /usr/bin/python3 x.py", "start-stop-daemon --start --background -x x",
+    "dtach -n s python3 x.py", "crontab x.cron", "pm2 start app.js", "forever start app.js", "systemctl --user start x",
+    "service x start", "supervisorctl start x",
+])
+def test_programs_that_run_work_later_are_unknown_and_outlive_the_call(command):
+    _, unknown = shell_writes(command, "/p")
+    assert len(unknown) == 1 and unknown[0].outlives and "after the command returned" in unknown[0].target
+
+
+# a container with the project mounted, or a host that may be this one, runs what no reader sees
+# (no Docker daemon nor sshd here to run them: the reader's reading only)
+@pytest.mark.parametrize("command, outlives", [
+    ("docker run --rm -v $PWD:/w alpine rm /w/PLAN.md", False), ("docker compose up", False),
+    ("podman run -v .:/w alpine sh -c 'rm /w/x'", False), ("ssh localhost 'rm PLAN.md'", False),
+    ("docker start -a x", False), ("docker run -d -v $PWD:/w alpine rm /w/PLAN.md", True), ("docker run -dit alpine", True),
+    ("podman run --detach alpine true", True), ("docker compose up -d", True), ("docker start x", True),
+    ("nerdctl run -d alpine", True), ("ssh -fN -L 8080:localhost:80 host", True),
+])
+def test_programs_that_run_a_command_elsewhere_are_unknown(command, outlives):
+    _, unknown = shell_writes(command, "/p")
+    assert len(unknown) == 1 and bool(unknown[0].outlives) == outlives, unknown
+
+
+@pytest.mark.parametrize("command", ["screen -ls", "tmux ls", "at -l", "crontab -l", "systemd-run --wait true",
+                                     "docker ps", "docker build .", "docker logs x", "ssh -V", "pm2 ls",
+                                     "systemctl status x",
+                                     "sleep 5 &", "python3 -m http.server &", "(echo x > /tmp/log) &"])
+def test_work_left_running_that_writes_nothing_unknown_is_not_unknown(command):
+    assert shell_writes(command, "/p")[1] == []
+
+
+def test_unknown_targets_of_work_left_running_are_refused_though_the_effect_check_covers_the_call(project):
+    project.role("build")
+    for command in ('nohup sh -c "sleep 1; git stash" > /dev/null 2>&1 &', "setsid -f make", "tmux new -d make"):
+        answer = project.call({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "toolu_1",
+                               "tool_input": {"command": command}}, )
+        assert answer.blocked and "leaves work running after the call returned" in answer.reason, command
+        assert "Run it in the foreground" in answer.reason
+    assert not any(u["checked_after"] for u in project.metrics("shell_write_unknown"))
+    for command in ("git stash & wait", "sleep 1 &", "python3 -m http.server 8000 > /dev/null 2>&1 &"):
+        answer = project.call({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "toolu_2",
+                               "tool_input": {"command": command}})
+        assert not answer.blocked, (command, answer.reason)
+
+
+def test_a_call_run_in_the_background_is_not_covered_by_the_effect_check(project):
+    """Claude Code answers a `run_in_background` Bash call (and fires its PostToolUse) once it
+    started: the check after it would read the files before the command wrote them."""
+    project.role("build")
+    call = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "toolu_bg",
+            "tool_input": {"command": "git stash", "run_in_background": True}}
+    answer = project.call(call)
+    assert answer.blocked and "run in the background" in answer.reason
+    assert not project.call({**call, "tool_input": {"command": "git stash"}}).blocked
+    assert not project.call({**call, "tool_input": {"command": "ls src", "run_in_background": True}}).blocked
+    assert not project.call({**call, "tool_input": {"command": "git stash", "run_in_background": False}}).blocked
+
+
+def test_gemini_s_background_shell_is_claude_s_run_in_background():
+    from hookgate_gemini import dialect
+
+    (event,) = dialect.decode(b'{"hook_event_name": "BeforeTool", "session_id": "s", "cwd": "/p", '
+                              b'"tool_name": "run_shell_command", "tool_input": {"command": "make", "is_background": true}}')
+    assert event.tool_name == "Bash" and event.tool_input["run_in_background"] is True
+    assert dialect.gemini_input({"command": "make", "run_in_background": True}) == {"command": "make", "is_background": True}
+
+
 def test_unknown_targets_are_never_refused_without_a_role(project):
     assert not blocked(project, None, None, 'echo x > "$OUT"; git stash; make; ./run.sh').blocked
     assert project.metrics("shell_write_unknown") == []

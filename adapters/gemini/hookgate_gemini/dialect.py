@@ -12,7 +12,7 @@ relative):
 
     write_file {file_path, content}            Write
     replace {file_path, old_string, new_string} Edit (allow_multiple -> replace_all)
-    run_shell_command {command, dir_path?}     Bash
+    run_shell_command {command, ...}          Bash (is_background -> run_in_background)
     read_file / read_many_files                Read / Gemini's own name
     glob, grep_search, list_directory          Glob, Grep, LS
     web_fetch, google_web_search, write_todos  WebFetch, WebSearch, TodoWrite
@@ -69,7 +69,7 @@ EVENTS: dict[str, str] = {
 TOOLS: dict[str, tuple[str, dict[str, str]]] = {
     "write_file": ("Write", {}),
     "replace": ("Edit", {"replace_all": "allow_multiple"}),
-    "run_shell_command": ("Bash", {}),
+    "run_shell_command": ("Bash", {"run_in_background": "is_background"}),
     "read_file": ("Read", {}),
     "glob": ("Glob", {}),
     "grep_search": ("Grep", {}),
@@ -174,6 +174,8 @@ def gemini_input(updated: dict[str, Any]) -> dict[str, Any]:
         native.pop("path", None)
     if "replace_all" in native:
         native["allow_multiple"] = native.pop("replace_all")
+    if "run_in_background" in native:
+        native["is_background"] = native.pop("run_in_background")
     return native
 
 

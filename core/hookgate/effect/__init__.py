@@ -107,9 +107,10 @@ def wrapped(event: "Event", ctx: "Context") -> bool:
 def covers(event: "Event", ctx: "Context") -> bool:
     """Whether this call's effect on the files its agent may not write will be checked after it
     ran (and anything changed put back): a role is active, the check is enabled, the call names
-    itself (tool_use_id, to pair its after-event), and the runtime sends an after-event for this
-    tool on success and on failure (its capability table's [after])."""
-    if not ctx.config.effect.enabled or not getattr(event, "tool_use_id", None):
+    itself (tool_use_id, to pair its after-event), it does not run in the background, and the
+    runtime sends an after-event for this tool on success and on failure (its capability table's
+    [after])."""
+    if not ctx.config.effect.enabled or not getattr(event, "tool_use_id", None) or in_background(event):
         return False
     if ctx.current_role() is None:
         return False
@@ -117,6 +118,13 @@ def covers(event: "Event", ctx: "Context") -> bool:
 
     after = after_hooks(event.runtime)
     return after.complete and _matches(after.tools, getattr(event, "tool_name", ""))
+
+
+def in_background(event: "Event") -> bool:
+    """A call the runtime runs in the background (Claude Code's Bash `run_in_background`; Gemini
+    CLI's `is_background`, the same key in the canonical input): its after-event comes once it
+    started, not once it ended, so no check after it sees what it writes."""
+    return (getattr(event, "tool_input", None) or {}).get("run_in_background") is True
 
 
 def _snapshot(event: "Event", ctx: "Context") -> "Verdict | None":

@@ -44,6 +44,9 @@ class Write(NamedTuple):
 class Unknown(NamedTuple):
     target: str    # what cannot be known before the shell runs (a target, a program, the command)
     command: str
+    # what the command leaves running once it returned ("" for nothing): a check after the call
+    # cannot see what that writes later, so the target is unknown for good
+    outlives: str = ""
 
 
 def shell_writes(command: str, cwd: str) -> tuple[list[Write], list[Unknown]]:
@@ -54,6 +57,9 @@ def shell_writes(command: str, cwd: str) -> tuple[list[Write], list[Unknown]]:
         reader.unknown.append(Unknown("a command too long to read", command[:200]))
     else:
         reader.read(command, _State(cwd), 0)
+    if reader.detached:  # which of the command's unknowns the detached part holds is not tracked: all of them
+        left = ", ".join(dict.fromkeys(reader.detached))
+        return reader.writes, [item._replace(outlives=left) for item in reader.unknown]
     return reader.writes, reader.unknown
 
 
@@ -291,6 +297,7 @@ class Reader:
     def __init__(self) -> None:
         self.writes: list[Write] = []
         self.unknown: list[Unknown] = []
+        self.detached: list[str] = []  # what the command leaves running after it returned
 
     def read(self, command: str, state: _State, depth: int) -> None:
         """Read `command` (a whole command line, or the script of `sh -c`) run from `state`."""
@@ -302,6 +309,8 @@ class Reader:
         except (ShellSyntaxError, RecursionError) as exc:
             self.unknown.append(Unknown(f"a command hookgate cannot read ({exc})", command[:200]))
             return
+        if _leaves_jobs(lexed.tokens):
+            self.detached.append("a job started with `&` or `coproc` and not waited for")
         start = state.copy()
         stack: list[_State] = []
         for simple in _simple_commands(lexed.tokens, iter(lexed.heredocs)):
@@ -398,6 +407,38 @@ class Reader:
         return False
 
 
+def _leaves_jobs(tokens: list[Token | Op]) -> bool:
+    """Whether a script's jobs (`&`, `coproc`) may still run when it ends: a job is waited for
+    only by a bare `wait` after it in the same shell (`wait $!`, `wait -n` wait for one; a
+    subshell's jobs are not the outer shell's to wait for; a job `disown` let go, no one's)."""
+    pending, depth, command_start = False, 0, True
+    for index, token in enumerate(tokens):
+        if isinstance(token, Op):
+            if token.text == "(":
+                depth += 1
+            elif token.text == ")":
+                depth -= 1
+            elif token.text == "&":
+                if depth > 0:
+                    return True
+                pending = True
+            command_start = is_separator(token.text) or token.text in ("(", ")")
+            continue
+        word = token.text if command_start and token.literal else None
+        if word == "disown":
+            return True
+        if word == "coproc":
+            if depth > 0:
+                return True
+            pending = True
+        following = tokens[index + 1] if index + 1 < len(tokens) else None
+        if word == "wait" and depth == 0 and (following is None or (isinstance(following, Op)
+                                                                    and is_separator(following.text))):
+            pending = False
+        command_start = word in _RESERVED
+    return pending
+
+
 def _assignment(token: Token) -> tuple[str, Token] | None:
     first = token.parts[0] if token.parts else None
     if first is None or first.kind != "lit":
@@ -486,6 +527,10 @@ class Call:
 
     def unknown(self, what: str) -> None:
         self.reader.unknown.append(Unknown(what, self.shown))
+
+    def detaches(self, what: str) -> None:
+        """This command leaves `what` running after it returned."""
+        self.reader.detached.append(what)
 
     def script(self, text: str, positional: list[Word] | None = None) -> None:
         """A script this command runs as shell code (sh -c, eval, trap, a here-document)."""

@@ -12,12 +12,16 @@ Three kinds of programs:
   - everything else reads.
 Wrappers are looked through (sudo, env, nohup, timeout, ...), and `sh -c STRING`, `bash -c`,
 `eval`, `trap` and `bash <<EOF` are read as commands.
+
+Programs that leave work running after they return (DETACHERS: setsid, at, screen, tmux, ...) are
+noted as such (Call.detaches): a check after the call cannot see what that work writes later.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from itertools import takewhile
 from typing import TYPE_CHECKING, Callable
 
 from ..config.load import STATE_TOKEN as STATE_FOLDER
@@ -91,7 +95,7 @@ RUN_ON_THEIR_OWN: dict[str, frozenset[str]] = {
     "godot": frozenset({"--version", "--help", "--check-only"}),
     "godot4": frozenset({"--version", "--help", "--check-only"}),
     "7z": frozenset({"l", "t"}), "7za": frozenset({"l", "t"}), "cpio": frozenset({"-t", "--list"}),
-    "ar": frozenset({"t"}), "source": frozenset(), ".": frozenset(), "crontab": frozenset({"-l"}),
+    "ar": frozenset({"t"}), "source": frozenset(), ".": frozenset(),
     "ruby": frozenset({"--version", "-v"}), "php": frozenset({"--version", "-v"}), "lua": frozenset({"-v"}),
     "Rscript": frozenset({"--version"}), "tclsh": frozenset(), "pwsh": frozenset({"--version"}),
     "deno": frozenset({"--version"}), "java": frozenset({"--version", "-version"}),
@@ -125,13 +129,44 @@ WRAPPERS: dict[str, frozenset[str]] = {
     "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group", "--chdir"}),
     "doas": frozenset({"-u", "-C"}),
     "env": frozenset({"-u", "-C", "--unset", "--chdir", "-S", "--split-string"}),
-    "nohup": frozenset(), "command": frozenset(), "builtin": frozenset(), "exec": frozenset({"-a"}),
+    "nohup": frozenset(), "command": frozenset(), "builtin": frozenset(), "exec": frozenset({"-a"}), "coproc": frozenset(),
     "time": frozenset({"-f", "-o", "--format", "--output"}), "nice": frozenset({"-n", "--adjustment"}),
     "stdbuf": frozenset({"-i", "-o", "-e"}), "setsid": frozenset(), "ionice": frozenset({"-c", "-n", "-p"}),
     "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}), "chronic": frozenset(), "unbuffer": frozenset(),
     "xvfb-run": frozenset({"-a", "-s", "-n", "--server-args", "--server-num"}), "catchsegv": frozenset(),
     "flock": frozenset({"-w", "-E", "--timeout", "-c"}), "watch": frozenset({"-n", "-d", "--interval"}),
     "ltrace": frozenset({"-o", "-e"}), "strace": frozenset({"-o", "-e", "-p", "-s"}),
+}
+# programs whose work may go on after they returned (a new session, a job queue, a terminal
+# multiplexer's server, a service manager) -> the words with which they wait for it, or start
+# nothing. What setsid, a wrapper, runs is read; the others run what no reader sees, which is
+# unknown. (`&`, `coproc` and `disown` are the shell's own: shell.py.)
+DETACHERS: dict[str, frozenset[str]] = {
+    "setsid": frozenset({"-w", "--wait"}),
+    "at": frozenset({"-l", "-r", "-d", "-c", "-V"}), "batch": frozenset({"-V"}), "crontab": frozenset({"-l"}),
+    "systemd-run": frozenset({"--wait", "--pty", "-t", "--pipe", "-P", "--scope"}),
+    "screen": frozenset({"-ls", "-list", "-r", "-R", "-x", "-v", "-wipe"}),
+    "tmux": frozenset({"ls", "list-sessions", "list-windows", "list-panes", "has-session", "has", "capture-pane",
+                       "kill-server", "kill-session", "-V"}),
+    "daemonize": frozenset(), "start-stop-daemon": frozenset({"--stop", "-K", "--status", "-T"}),
+    "dtach": frozenset(), "abduco": frozenset(),
+    "pm2": frozenset({"ls", "list", "status", "logs", "show", "describe", "stop", "delete", "kill", "--version"}),
+    "forever": frozenset({"list", "stop", "stopall", "logs", "--version"}),
+    "supervisorctl": frozenset({"status", "stop", "avail", "tail", "version"}),
+    "systemctl": frozenset({"status", "show", "cat", "is-active", "is-enabled", "is-failed", "list-units",
+                            "list-unit-files", "list-timers", "stop", "kill", "--version"}),
+    "service": frozenset({"status", "stop", "--status-all"}),
+}
+# programs that run a command elsewhere: a container (with the project mounted, it writes there as
+# it likes), a host (which may be this one) -> (the subcommands or options that run nothing, the
+# options that leave it running after the program returned). `docker start` runs in the
+# background unless attached.
+RUN_ELSEWHERE: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    **{engine: (frozenset({"ps", "images", "image", "version", "info", "inspect", "logs", "pull", "build", "login",
+                           "search", "stats", "top", "history", "stop", "rm", "rmi", "kill", "--version", "-v"}),
+                frozenset({"-d", "--detach"}))
+       for engine in ("docker", "podman", "nerdctl")},
+    "ssh": (frozenset({"-V", "-G"}), frozenset({"-f"})),
 }
 SYSTEM_BIN = ("/usr/bin/", "/bin/", "/usr/local/bin/", "/usr/sbin/", "/sbin/")
 PYTHON = re.compile(r"python(\d+(\.\d+)?)?|py|pypy3?")
@@ -155,6 +190,13 @@ def program_writes(words: list[Word], call: "Call") -> None:
         call.unknown(f"the script {first.text}")
         return
     args = words[1:]
+    if name in DETACHERS:
+        if _detaches(name, args, call):
+            call.unknown(f"what `{name}` runs after the command returned")
+        return
+    if name in RUN_ELSEWHERE:
+        _run_elsewhere(name, args, call)
+        return
     handler = handler_for(name)
     if handler is not None:
         handler(name, args, call)
@@ -207,11 +249,35 @@ def _program_name(text: str) -> str | None:
     return None
 
 
+def _detaches(name: str, args: list[Word], call: "Call") -> bool:
+    """Note that `name` leaves work running, unless its words say it waits for it (or starts
+    none); True when it does."""
+    if any(arg.literal and arg.text in DETACHERS[name] for arg in args):
+        return False
+    call.detaches(f"`{name}`")
+    return True
+
+
+def _run_elsewhere(name: str, args: list[Word], call: "Call") -> None:
+    runs_nothing, detaching = RUN_ELSEWHERE[name]
+    words = [arg.text for arg in args if arg.literal]
+    if words[:1] and words[0] in runs_nothing:  # the subcommand, or an option of the program's own
+        return
+    call.unknown(f"what `{name}` runs")
+    letters = {option[1] for option in detaching if len(option) == 2}
+    clustered = any(word.startswith("-") and not word.startswith("--") and letters & set(word[1:]) for word in words)
+    started = name != "ssh" and "start" in words[:2] and not {"-a", "--attach"} & set(words)
+    if clustered or detaching & set(words) or started:
+        call.detaches(f"`{name}`")
+
+
 def _unwrap(words: list[Word], call: "Call") -> list[Word]:
     while words and words[0].literal and os.path.basename(words[0].text) in WRAPPERS:
         name = os.path.basename(words[0].text)
         takes_value = WRAPPERS[name]
         rest = words[1:]
+        if name in DETACHERS:  # its own options come before what it runs
+            _detaches(name, list(takewhile(lambda word: word.literal and word.text.startswith("-"), rest)), call)
         if name == "command" and rest and rest[0].literal and rest[0].text in ("-v", "-V"):
             return []  # `command -v x` looks x up
         while rest and rest[0].literal and (rest[0].text.startswith("-") or (name == "env" and "=" in rest[0].text)):
@@ -235,6 +301,9 @@ def _unwrap(words: list[Word], call: "Call") -> list[Word]:
             rest.pop(0)  # the duration
         if name in ("flock",) and rest:
             rest.pop(0)  # the lock file
+        if name == "coproc":  # `coproc [NAME] { ...; }`: the group's commands run, NAME does not
+            braced = [index for index, word in enumerate(rest[:2]) if word.literal and word.text == "{"]
+            rest = rest[braced[0] + 1:] if braced else rest
         words = rest
     return words
 

@@ -51,6 +51,14 @@ UNKNOWN_REFUSED = (
     "file meets the role's rules), record a stage with `hookgate stage complete ROLE`, or name each written file "
     "literally in the command."
 )
+UNKNOWN_OUTLIVES = (
+    "hookgate cannot tell before it runs which files this command writes ({target}, via `{command}`), and it "
+    "leaves work running after the call returned ({outlives}), past the check after the call, while the {role} "
+    "role is active. Run it in the foreground (no `&` without a `wait` after it, no `setsid`, `at`, `screen`, "
+    "`tmux` or background call) so that what it wrote is checked when it ends, or write the files with the "
+    "Write/Edit tool."
+)
+BACKGROUND_CALL = "the call itself, run in the background"
 
 
 def check_shell_writes(event: Event, ctx: Context) -> Verdict | None:
@@ -94,12 +102,17 @@ def check_shell_writes(event: Event, ctx: Context) -> Verdict | None:
                 reasons.append(f"{reason.format(file=file_name(path), role=role)} (via `{write.command}`)")
                 break
     if role is not None and unknown and _protects_anything(event, role, ctx):
+        if effect.in_background(event):
+            unknown = [item._replace(outlives=BACKGROUND_CALL) for item in unknown]
         covered = effect.covers(event, ctx)
         for item in unknown:
-            ctx.record("shell_write_unknown", target=item.target, command=item.command, checked_after=covered)
-        if not covered:
-            first = unknown[0]
-            reasons.append(UNKNOWN_REFUSED.format(target=first.target, command=first.command[:120], role=role))
+            ctx.record("shell_write_unknown", target=item.target, command=item.command,
+                       checked_after=covered and not item.outlives)
+        refused = next((item for item in unknown if item.outlives or not covered), None)
+        if refused is not None:
+            text = UNKNOWN_OUTLIVES if refused.outlives else UNKNOWN_REFUSED
+            reasons.append(text.format(target=refused.target, command=refused.command[:120], role=role,
+                                       outlives=refused.outlives))
     if reasons:
         return Block(reason="\n".join(dict.fromkeys(reasons)))
     return None
