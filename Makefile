@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUNTIMES := parity-tests/runtimes
 
-.PHONY: demo test unit real bench runtimes venv chromium strace clean js js-test js-build
+.PHONY: demo test unit real bench runtimes venv chromium strace multiplexers clean js js-test js-build
 
 demo: venv                      ## the main job: a scripted pipeline session, gates firing
 	$(BIN)/hookgate demo
 
-test: venv runtimes chromium strace js-test  ## the whole suite: unit tests, the plugin's tests, both parity tiers
+test: venv runtimes chromium strace multiplexers js-test  ## the whole suite: unit tests, the plugin's tests, both parity tiers
 	$(BIN)/python -m pytest
 
 unit: venv                      ## fast tests only (no real runtime binaries, no slow suite)
@@ -39,6 +39,10 @@ chromium:                       ## Debian's Chromium, to check that the parity p
 
 strace:                         ## Debian's strace, to check that the benchmark's syscall floor makes hookgate's calls
 	command -v strace >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace)
+
+multiplexers:                   ## Debian's tmux and screen: the shell corpus measures the jobs they leave running
+	command -v tmux >/dev/null && command -v screen >/dev/null || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux screen)
 
 js: node_modules/.installed
 

@@ -29,7 +29,7 @@ import zipfile
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from hookgate.effect.tree import RACY_NS
 from hookgate.hookcall import handle
@@ -68,6 +68,7 @@ class Case:
     expect: str     # "write" | "harmless": the author's intent only
     template: str   # the command with {root}, {out}, {url}, {big} still in it
     big: bool = False
+    detached: bool = False  # it leaves work running after bash returned: run with run_detached
 
     @property
     def id(self) -> str:
@@ -86,7 +87,8 @@ def load_cases() -> list[Case]:
                 for target in (targets[actor] if "{t}" in command else [None]):
                     text = command.replace("{t}", target) if target else command
                     cases.append(Case(family["name"], family["source"], actor, family["expect"], text,
-                                      big=family.get("fixture") == "big" or text.startswith("rm -rf bulk")))
+                                      big=family.get("fixture") == "big" or text.startswith("rm -rf bulk"),
+                                      detached=family.get("detached", False)))
     return cases
 
 
@@ -262,12 +264,73 @@ def shell_env(base: Path) -> dict[str, str]:
             "LANG": "C.UTF-8", **GIT_ENV}
 
 
-def run_bash(command: str, base: Path) -> subprocess.CompletedProcess[bytes]:
+def run_bash(command: str, base: Path, detached: bool = False,
+             returned: Callable[[subprocess.CompletedProcess[bytes]], None] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """`command` in real bash; `returned` is called once bash has returned (the runtime's
+    after-event). `detached`: what the command left running is waited for after that, before
+    this returns (run_detached), so that what it writes later is in the files looked at next."""
+    if detached:
+        return run_detached(command, base, returned or (lambda result: None))
     try:
-        return subprocess.run(["bash", "-c", command], cwd=base / "project", env=shell_env(base),
-                              stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+        result = subprocess.run(["bash", "-c", command], cwd=base / "project", env=shell_env(base),
+                                stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
     except subprocess.TimeoutExpired as exc:
-        return subprocess.CompletedProcess(exc.cmd, 124, b"", b"timeout")
+        result = subprocess.CompletedProcess(exc.cmd, 124, b"", b"timeout")
+    if returned:
+        returned(result)
+    return result
+
+
+# The runner of a detached case: the subreaper of everything bash starts (prctl
+# PR_SET_CHILD_SUBREAPER), so that a job that outlives bash (`&`, setsid, a tmux or screen server)
+# is still its child to wait for, however it detached. It prints bash's exit code once bash
+# returned, and reaps the rest once told to go on (killing what still runs after 30 s).
+RUNNER = r"""
+import ctypes, os, signal, subprocess, sys, time
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+with open(sys.argv[2], "wb") as output:
+    bash = subprocess.Popen(["bash", "-c", sys.argv[1]], stdin=subprocess.DEVNULL, stdout=output, stderr=output)
+    try:
+        code = bash.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        bash.kill()
+        bash.wait()
+        code = 124
+print(code, flush=True)
+sys.stdin.readline()
+deadline = time.monotonic() + 30
+while True:
+    try:
+        pid, _ = os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        break
+    if pid:
+        continue
+    if time.monotonic() > deadline:
+        for entry in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                        os.kill(int(entry), signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
+    time.sleep(0.01)
+"""
+
+
+def run_detached(command: str, base: Path,
+                 returned: Callable[[subprocess.CompletedProcess[bytes]], None]) -> subprocess.CompletedProcess[bytes]:
+    output = base / "detached-output"
+    runner = subprocess.Popen([sys.executable, "-c", RUNNER, command, str(output)], cwd=base / "project",
+                              env=shell_env(base), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert runner.stdin is not None and runner.stdout is not None
+    code = int(runner.stdout.readline())
+    result = subprocess.CompletedProcess(["bash", "-c", command], code, output.read_bytes(), b"")
+    returned(result)
+    runner.stdin.write(b"go\n")
+    runner.stdin.close()
+    assert runner.wait(timeout=60) == 0
+    return result
 
 
 @dataclass
@@ -277,6 +340,7 @@ class Truth:
     after: dict[str, Any]
     before: dict[str, Any]
     exit_code: int
+    late: list[str]  # the protected files changed after bash had returned (by work it left running)
 
     @property
     def writes(self) -> bool:
@@ -286,10 +350,12 @@ class Truth:
 def ground_truth(case: Case, template: Path, work: Path, url: str) -> Truth:
     base = fresh_copy(template, work)
     before = snapshot(base / "project")
-    result = run_bash(render(case, base, url), base)
+    returned: list[dict[str, Any]] = []
+    result = run_bash(render(case, base, url), base, case.detached, lambda _: returned.append(snapshot(base / "project")))
     after = snapshot(base / "project")
     diff = changed(before, after)
-    return Truth(diff, [rel for rel in diff if protected(case.actor, rel)], after, before, result.returncode)
+    late = [rel for rel in changed(returned[0], after) if protected(case.actor, rel)]
+    return Truth(diff, [rel for rel in diff if protected(case.actor, rel)], after, before, result.returncode, late)
 
 
 # -- the hook cycle ---------------------------------------------------------------------------------------------
@@ -381,10 +447,12 @@ def hook_cycle(case: Case, runtime: str, template: Path, work: Path, url: str, t
     reason = _refusal(runtime, pre)
     ran = reason is None
     if ran:
-        result = run_bash(command, base)
-        output = (result.stdout + result.stderr).decode(errors="replace")[:2000]
-        event = "PostToolUse" if result.returncode == 0 or runtime == "codex" else "PostToolUseFailure"
-        handle(dialect, _payload(runtime, event, case.actor, command, base, result.returncode, output), env)
+        def after_event(result: subprocess.CompletedProcess[bytes]) -> None:
+            output = (result.stdout + result.stderr).decode(errors="replace")[:2000]
+            event = "PostToolUse" if result.returncode == 0 or runtime == "codex" else "PostToolUseFailure"
+            handle(dialect, _payload(runtime, event, case.actor, command, base, result.returncode, output), env)
+
+        run_bash(command, base, case.detached, after_event)
     after = snapshot(project)
     diff = changed(before, after)
     records = _records(project)

@@ -38,7 +38,8 @@ def test_the_corpus_is_large_enough_and_covers_the_families():
     for family in ("variables", "globs", "braces", "loops", "interpreters", "quoting", "git-and-archives",
                    "downloads", "find-xargs-make", "scripts", "nesting-and-size", "links", "folders",
                    "recursive-removal", "published-bypasses", "guardfall-obfuscation", "guardfall-obfuscation-harmless",
-                   "false-positives-of-issue-12", "rarer-writers", "rarer-writers-harmless"):
+                   "false-positives-of-issue-12", "rarer-writers", "rarer-writers-harmless", "detached",
+                   "detached-harmless"):
         assert family in families
 
 
@@ -93,6 +94,8 @@ def test_the_corpus_through_the_hook_cycle(corpus, runtime, monkeypatch, capsys)
         truth = corpus["truths"][case]
         if truth.writes != (case.expect == "write"):
             surprises.append(f"{case.id}: expected {case.expect}, measured changes {truth.protected_changed or truth.changed[:3]}")
+        if case.detached and truth.writes and not truth.late:
+            surprises.append(f"{case.id}: every protected file it changed was changed before bash returned")
         cycle = hook_cycle(case, runtime, corpus["templates"][case.big], work / f"{runtime}{index}", corpus["url"], truth,
                            settled=feed)
         shutil.rmtree(work / f"{runtime}{index}", ignore_errors=True)
