@@ -10,7 +10,8 @@ It keeps no conversation state, so subagents, retries and side requests cannot c
 - a request that offers no tools (a title or summary request) gets a plain text reply.
 
 Step texts and arguments may use `{{last_output}}` and `{{last_json.KEY}}`, filled from the latest
-tool result. Every request is kept (`requests`) so tests can assert what reached the model.
+tool result; an argument that is all `{{last_int:PATTERN}}` becomes the number PATTERN's group
+finds there (Codex's write_stdin takes the session id an exec_command printed). Every request is kept (`requests`) so tests can assert what reached the model.
 """
 
 from __future__ import annotations
@@ -157,9 +158,15 @@ def _fill(step: Call | Say, last_output: str) -> Call | Say:
 
         return re.sub(r"\{\{last_json\.([A-Za-z0-9_]+)\}\}", from_json, text)
 
+    def number(match: re.Match[str]) -> str:
+        found = re.search(match.group(1), last_output)
+        return found.group(1) if found else "0"
+
     if isinstance(step, Say):
         return Say(sub(step.text))
-    args = json.loads(sub(json.dumps(step.args))) if isinstance(step.args, dict) else sub(step.args)
+    # "{{last_int:PATTERN}}", a whole string argument: the number PATTERN's group finds in the last output
+    args = json.loads(sub(re.sub(r'"\{\{last_int:(.+?)\}\}"', number, json.dumps(step.args)))) \
+        if isinstance(step.args, dict) else sub(step.args)
     return Call(step.name, args, step.namespace)
 
 

@@ -6,6 +6,7 @@ the file back; the reason is in the model's next request, and `write_reverted` i
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,26 @@ def test_claude_code_puts_back_what_a_failing_bash_call_wrote(tmp_path: Path, fa
     assert events == {"PostToolUseFailure"}
 
 
+@pytest.mark.proves("effect_restore@claude")
+def test_claude_code_refuses_a_background_bash_call_whose_writes_no_check_can_see(tmp_path: Path, fake_model: FakeModel) -> None:
+    """Claude Code answers a `run_in_background` Bash call, and fires its PostToolUse, once the
+    command started: a check after the call reads the files before the command wrote them (without
+    hookgate's refusal, the write below landed after the run, the file left changed)."""
+    work, home = new_project(tmp_path)
+    hookgate("install", "claude", "--project", str(work), cwd=work)
+    hookgate("role", "set", "build", cwd=work)
+    player = game(work)
+    command = "sleep 0.5; " + HEREDOC
+    marker = fake_model.script("cc_effect_bg", Call("Bash", {"command": command, "run_in_background": True,
+                                                             "description": "tune"}), Say("done"))
+    run = run_claude(work, home, fake_model, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr
+    time.sleep(1.5)  # what a background job would write has landed by now
+    assert player.read_text() == ORIGINAL
+    seen = requests_text(fake_model, "cc_effect_bg")
+    assert "leaves work running after the call returned" in seen and "run in the background" in seen, seen[-3000:]
+
+
 @pytest.mark.proves("effect_restore@codex")
 @pytest.mark.parametrize("command", [VARIABLE, HEREDOC], ids=["variable", "heredoc"])
 def test_codex_puts_back_what_a_shell_call_wrote(tmp_path: Path, fake_model: FakeModel, command: str) -> None:
@@ -88,6 +109,28 @@ def test_codex_puts_back_what_a_shell_call_wrote(tmp_path: Path, fake_model: Fak
     run = run_codex(work, home, f"{marker} tune the player")
     assert run.returncode == 0, run.stderr
     check(work, player, fake_model, "cx_effect", command, "codex")
+
+
+@pytest.mark.proves("effect_restore@codex")
+def test_codex_checks_a_command_that_outlived_its_call_when_write_stdin_sees_it_end(tmp_path: Path,
+                                                                                    fake_model: FakeModel) -> None:
+    """Codex answers an exec_command still running after `yield_time_ms` with its session id (no
+    after-event yet); the PostToolUse comes once a write_stdin finds the command ended, and the
+    check puts back what it wrote in between."""
+    work, home = new_project(tmp_path)
+    write_config(home, fake_model)
+    codex_hookgate("install", "codex", "--user", cwd=work, home=home)
+    codex_hookgate("role", "set", "build", cwd=work, home=home)
+    player = game(work)
+    command = "sleep 1.5; " + HEREDOC
+    marker = fake_model.script(
+        "cx_effect_yield", Call("exec_command", {"cmd": command, "yield_time_ms": 250}),
+        Call("write_stdin", {"session_id": "{{last_int:session ID ([0-9]+)}}", "chars": "", "yield_time_ms": 5000}),
+        Say("ok"))
+    run = run_codex(work, home, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr
+    assert "Process running with session ID" in fake_model.tool_results("cx_effect_yield")[0]
+    check(work, player, fake_model, "cx_effect_yield", command, "codex")
 
 
 @pytest.mark.proves("effect_restore@opencode")
@@ -149,6 +192,22 @@ def test_gemini_cli_puts_back_what_a_failing_shell_call_wrote(tmp_path: Path, fa
     assert run.returncode == 0, run.stderr[-3000:]
     check(work, player, fake_model, "gm_effect_fail", command, "gemini")
     assert {m.get("hook_event") for m in metrics(work) if m["event"] == "write_reverted"} == {"PostToolUse"}
+
+
+@pytest.mark.proves("effect_restore@gemini")
+def test_gemini_cli_refuses_a_background_shell_call_whose_writes_no_check_can_see(tmp_path: Path, fake_model: FakeModel) -> None:
+    """`is_background`: Gemini CLI answers the call, and sends its AfterTool, once the command
+    started (without hookgate's refusal the write below landed after the call's check)."""
+    work, home, player = _gemini_project(tmp_path)
+    command = "sleep 0.5; " + HEREDOC
+    marker = fake_model.script("gm_effect_bg", Call("run_shell_command", {"command": command, "is_background": True}),
+                               Say("Tuned."))
+    run = gemini.run_gemini(work, home, fake_model, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr[-3000:]
+    time.sleep(1.5)  # what a background job would write has landed by now
+    assert player.read_text() == ORIGINAL
+    seen = requests_text(fake_model, "gm_effect_bg")
+    assert "leaves work running after the call returned" in seen and "run in the background" in seen, seen[-3000:]
 
 
 # a user's hook that rewrites every shell call into one the shell gate cannot read (the gates after

@@ -6,11 +6,13 @@ lead may not write (game code, e2e/). The effect must hold on the real runtime, 
 the adapters: afterwards every protected file is as it was, and each writing call was refused,
 before it ran by check_shell_writes, or, when only running it could tell what it writes (make, a
 script, code piped into an interpreter), after it ran by the effect check, which put the files
-back. One harmless call (find -exec grep, a false positive of issue 12) must run.
+back; a job the call leaves running is refused before it runs, as no check after the call sees
+what it writes later. One harmless call (find -exec grep, a false positive of issue 12) must run.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -45,6 +47,8 @@ SAMPLE = {  # family -> a command that really writes a protected file when bash 
     "guardfall-obfuscation": "printf -v c %s rm; $c -f src/enemy.gd",
     # a program that writes where its dot-command says: only running it tells, the effect check puts it back
     "rarer-writers": "sqlite3 :memory: '.output src/enemy.gd' 'select 1;'",
+    # a job left running: it writes after the call returned, when no check after the call can see it
+    "detached": "nohup bash -c 'sleep 0.3; printf -v p src/en%s emy.gd; echo x >> \"$p\"' > /dev/null 2>&1 &",
 }
 HARMLESS = "find . -name '*.gd' -exec grep -l extends {} +"
 
@@ -72,6 +76,7 @@ def _commands(work: Path, outside: Path) -> list[str]:
 
 
 def _unchanged(work: Path) -> dict[str, bool]:
+    time.sleep(1.0)  # what a job left running would write has landed by now
     return {rel: (work / rel).is_file() and (work / rel).read_text() == text for rel, text in PROTECTED.items()} | {
         "e2e/new.gd absent": not (work / "e2e" / "new.gd").exists()}
 
