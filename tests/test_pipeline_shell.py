@@ -416,6 +416,13 @@ def test_what_bash_reads_this_reader_reads(command):
     ("script -q M.md", ["/p/M.md"]), ("script -q", ["/p/typescript"]), ("script -qtM.md out", ["/p/M.md", "/p/out"]),
     ("script -qc 'rm -f M.md' out", ["/p/M.md", "/p/out"]), ("script --command='touch M.md' -O log out", ["/p/M.md", "/p/log", "/p/out"]),
     ("git config --file M.md a.b c", ["/p/M.md"]), ("git config -f=M.md a.b c", ["/p/M.md"]),
+    # wrappers run the command after their options and operands (a shell string with -c)
+    ("taskset -c 0 rm M.md", ["/p/M.md"]), ("chrt -o 0 rm M.md", ["/p/M.md"]), ("prlimit --nofile=9 rm M.md", ["/p/M.md"]),
+    ("setpriv --reuid=0 rm M.md", ["/p/M.md"]), ("su -c 'rm M.md' root", ["/p/M.md"]), ("su root -c 'rm M.md'", ["/p/M.md"]),
+    ("runuser -u root -- rm M.md", ["/p/M.md"]), ("runuser root --command='rm M.md'", ["/p/M.md"]),
+    ("sg root -c 'rm M.md'", ["/p/M.md"]), ("sg root rm M.md", ["/p/M.md"]), ("setarch x86_64 rm M.md", ["/p/M.md"]),
+    ("flock l -c 'rm M.md'", ["/p/M.md"]), ("flock -c 'rm M.md' l", ["/p/M.md"]), ("unshare -r rm M.md", ["/p/M.md"]),
+    ("busybox rm M.md", ["/p/M.md"]), ("faketime 2020-01-01 rm M.md", ["/p/M.md"]), ("numactl -N 0 rm M.md", ["/p/M.md"]),
 ])
 def test_targets_known_before_the_call_are_resolved(command, paths):
     writes, unknown = shell_writes(command, "/p")
@@ -451,6 +458,7 @@ def test_globs_and_find_are_expanded_against_the_filesystem(tmp_path):
     "shopt -s expand_aliases\nalias nop='rm -f'\nnop M.md", "hash -p $P nop; nop M.md", "BASH_ENV=e.sh bash -c true",
     "env BASH_ENV=e.sh bash -c true", "export BASH_ENV=e.sh; bash -c ls", "sqlite3 :memory: '.output M.md' 'select 1;'",
     "sqlite3 db.sqlite 'create table t(x)'", "split -n 2 a part", "csplit -f part a 2", "cc -c $SRC",
+    "su - root -c 'rm M.md'", "runuser -l root -c 'rm M.md'", "su -c \"$CMD\"", "chroot / rm M.md", "nsenter -t 1 -m rm x",
 ])
 def test_targets_only_the_running_shell_knows_are_unknown(command):
     _, unknown = shell_writes(command, "/p")

@@ -99,7 +99,9 @@ RUN_ON_THEIR_OWN: dict[str, frozenset[str]] = {
     "ruby": frozenset({"--version", "-v"}), "php": frozenset({"--version", "-v"}), "lua": frozenset({"-v"}),
     "Rscript": frozenset({"--version"}), "tclsh": frozenset(), "pwsh": frozenset({"--version"}),
     "deno": frozenset({"--version"}), "java": frozenset({"--version", "-version"}),
-    "parallel": frozenset({"--version"}), "busybox": frozenset(), "git-lfs": frozenset(),
+    "parallel": frozenset({"--version"}), "git-lfs": frozenset(),
+    # a command run under another root or in another process's namespaces sees other files
+    "chroot": frozenset({"--version", "--help"}), "nsenter": frozenset({"--version", "--help"}),
     # a database file, and what its dot-commands name (.output, .once, .save, .backup)
     "sqlite3": frozenset({"--version", "-version", "--help", "-help"}),
     # files named after a prefix, numbered as the input is cut
@@ -134,8 +136,31 @@ WRAPPERS: dict[str, frozenset[str]] = {
     "stdbuf": frozenset({"-i", "-o", "-e"}), "setsid": frozenset(), "ionice": frozenset({"-c", "-n", "-p"}),
     "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}), "chronic": frozenset(), "unbuffer": frozenset(),
     "xvfb-run": frozenset({"-a", "-s", "-n", "--server-args", "--server-num"}), "catchsegv": frozenset(),
-    "flock": frozenset({"-w", "-E", "--timeout", "-c"}), "watch": frozenset({"-n", "-d", "--interval"}),
+    "flock": frozenset({"-w", "-E", "--timeout"}), "watch": frozenset({"-n", "-d", "--interval"}),
     "ltrace": frozenset({"-o", "-e"}), "strace": frozenset({"-o", "-e", "-p", "-s"}),
+    # scheduling, limits, identity, namespaces: each runs the command that follows (a wrapper this
+    # reader did not know hid it, `setsid -f` and all)
+    "taskset": frozenset(), "chrt": frozenset({"-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"}),
+    "prlimit": frozenset({"-p", "--pid", "-o", "--output"}), "numactl": frozenset({"-C", "-N", "-m", "-p", "-i"}),
+    "cpulimit": frozenset({"-l", "--limit", "-p", "--pid", "-e", "--exe", "-c", "--cpu"}),
+    "unshare": frozenset({"-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd"}),
+    "setpriv": frozenset({"--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups", "--inh-caps",
+                          "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig"}),
+    "runuser": frozenset({"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w"}),
+    "su": frozenset({"-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w"}), "sg": frozenset(),
+    "setarch": frozenset(), "linux32": frozenset(), "linux64": frozenset(), "busybox": frozenset(),
+    "faketime": frozenset({"--date-prog"}), "fakeroot": frozenset({"-l", "-s", "-i"}), "pkexec": frozenset({"--user"}),
+    "torsocks": frozenset(), "proxychains": frozenset({"-f"}), "proxychains4": frozenset({"-f"}),
+    "trickle": frozenset({"-d", "-u", "-w", "-t", "-l", "-n"}), "valgrind": frozenset(), "firejail": frozenset(),
+    "dbus-run-session": frozenset(), "systemd-inhibit": frozenset(),
+}
+# wrapper -> the operands before the command it runs (a duration, a lock file, a CPU mask, ...)
+WRAPPER_OPERANDS: dict[str, int] = {"timeout": 1, "flock": 1, "taskset": 1, "chrt": 1, "sg": 1, "setarch": 1,
+                                    "faketime": 1}
+# wrapper -> its options whose value is a shell command: with one, that command is what runs
+WRAPPER_SCRIPTS: dict[str, frozenset[str]] = {
+    "flock": frozenset({"-c", "--command"}), "su": frozenset({"-c", "--command"}),
+    "runuser": frozenset({"-c", "--command"}), "sg": frozenset({"-c"}),
 }
 # programs whose work may go on after they returned (a new session, a job queue, a terminal
 # multiplexer's server, a service manager) -> the words with which they wait for it, or start
@@ -280,6 +305,16 @@ def _unwrap(words: list[Word], call: "Call") -> list[Word]:
             _detaches(name, list(takewhile(lambda word: word.literal and word.text.startswith("-"), rest)), call)
         if name == "command" and rest and rest[0].literal and rest[0].text in ("-v", "-V"):
             return []  # `command -v x` looks x up
+        if name in ("su", "runuser") and any(word.literal and word.text in ("-", "-l", "--login") for word in rest):
+            call.child = call.child.copy()
+            call.child.cwd = None  # a login shell starts in the user's home, wherever that is
+        script = _script_option(rest, WRAPPER_SCRIPTS.get(name, frozenset()))
+        if script is not None:
+            if script.literal:
+                call.script(script.text)
+            else:
+                call.unknown(f"the command {name} runs ({script.text})")
+            return []
         while rest and rest[0].literal and (rest[0].text.startswith("-") or (name == "env" and "=" in rest[0].text)):
             option = rest.pop(0).text
             if option == "--":
@@ -297,15 +332,25 @@ def _unwrap(words: list[Word], call: "Call") -> list[Word]:
                 call.unknown("the folder env -C runs in")
             if option in takes_value and rest:
                 rest.pop(0)
-        if name == "timeout" and rest:
-            rest.pop(0)  # the duration
-        if name in ("flock",) and rest:
-            rest.pop(0)  # the lock file
+        del rest[:WRAPPER_OPERANDS.get(name, 0)]
         if name == "coproc":  # `coproc [NAME] { ...; }`: the group's commands run, NAME does not
             braced = [index for index, word in enumerate(rest[:2]) if word.literal and word.text == "{"]
             rest = rest[braced[0] + 1:] if braced else rest
         words = rest
     return words
+
+
+def _script_option(words: list[Word], options: frozenset[str]) -> Word | None:
+    """The value of the first of `options` among `words` (`-c CMD`, `--command=CMD`)."""
+    for index, word in enumerate(words):
+        if not word.literal:
+            continue
+        if word.text in options and index + 1 < len(words):
+            return words[index + 1]
+        name, equals, value = word.text.partition("=")
+        if equals and name in options:
+            return Word(value, True)
+    return None
 
 
 # -- handlers of programs with their own grammar ---------------------------------------------------
