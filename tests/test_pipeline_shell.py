@@ -423,6 +423,11 @@ def test_what_bash_reads_this_reader_reads(command):
     ("sg root -c 'rm M.md'", ["/p/M.md"]), ("sg root rm M.md", ["/p/M.md"]), ("setarch x86_64 rm M.md", ["/p/M.md"]),
     ("flock l -c 'rm M.md'", ["/p/M.md"]), ("flock -c 'rm M.md' l", ["/p/M.md"]), ("unshare -r rm M.md", ["/p/M.md"]),
     ("busybox rm M.md", ["/p/M.md"]), ("faketime 2020-01-01 rm M.md", ["/p/M.md"]), ("numactl -N 0 rm M.md", ["/p/M.md"]),
+    ("link M.md /tmp/hl", ["/tmp/hl", "/p/M.md"]), ("shuf -o M.md in", ["/p/M.md"]),
+    # formatters rewrite the files they are given, unless told only to report
+    ("rustfmt a.rs", ["/p/a.rs"]), ("gofmt -w a.go", ["/p/a.go"]), ("black a.py", ["/p/a.py"]),
+    ("prettier --write M.md", ["/p/M.md"]), ("clang-format -i a.c", ["/p/a.c"]), ("gdformat a.gd", ["/p/a.gd"]),
+    ("yq -i '.a = 1' c.yaml", ["/p/c.yaml"]), ("dos2unix M.md", ["/p/M.md"]), ("eslint --fix a.js", ["/p/a.js"]),
 ])
 def test_targets_known_before_the_call_are_resolved(command, paths):
     writes, unknown = shell_writes(command, "/p")
@@ -459,6 +464,7 @@ def test_globs_and_find_are_expanded_against_the_filesystem(tmp_path):
     "env BASH_ENV=e.sh bash -c true", "export BASH_ENV=e.sh; bash -c ls", "sqlite3 :memory: '.output M.md' 'select 1;'",
     "sqlite3 db.sqlite 'create table t(x)'", "split -n 2 a part", "csplit -f part a 2", "cc -c $SRC",
     "su - root -c 'rm M.md'", "runuser -l root -c 'rm M.md'", "su -c \"$CMD\"", "chroot / rm M.md", "nsenter -t 1 -m rm x",
+    "black .", "rename s/md/txt/ M.md",
 ])
 def test_targets_only_the_running_shell_knows_are_unknown(command):
     _, unknown = shell_writes(command, "/p")
@@ -473,7 +479,8 @@ def test_targets_only_the_running_shell_knows_are_unknown(command):
     "ls | xargs grep x", "find . -name '*.gd' -exec grep -l extends {} +", "bash -c 'ls'", "command -v git",
     "case $x in a) echo a;; esac", "for f in *.gd; do echo $f; done", "echo $HOME", "sed 's/a/b/' f",
     "alias ll='ls -l'; ls", "hash ls; ls", "function f { ls; }; f", "git config user.name x", "cc -E x.c",
-    "sqlite3 --version",
+    "sqlite3 --version", "shuf -n 3 f", "rustfmt --check a.rs", "gofmt -l a.go", "black --check a.py", "prettier a.md",
+    "clang-format a.c", "gdformat --check a.gd", "yq .a c.yaml", "eslint a.js", "rename -n s/a/b/ x",
 ])
 def test_commands_that_only_read_are_neither_writes_nor_unknown(command):
     assert shell_writes(command, "/p") == ([], []), command

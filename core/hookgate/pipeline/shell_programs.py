@@ -54,6 +54,7 @@ COMPRESSORS: dict[str, tuple[str, ...]] = {
 }
 COPIERS: dict[str, frozenset[str]] = {
     "cp": frozenset({"-S", "--suffix"}), "mv": frozenset({"-S", "--suffix"}), "ln": frozenset({"-S", "--suffix"}),
+    "link": frozenset(),  # `link FILE1 FILE2`: ln without options
     "install": frozenset({"-m", "-o", "-g", "-S", "--mode", "--owner", "--group", "--suffix"}),
 }
 # options whose value is a file the program writes (a value "-" is stdout)
@@ -62,7 +63,24 @@ OPTION_OUTPUTS: dict[str, frozenset[str]] = {
     "curl": frozenset({"-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii"}),
     "wget": frozenset({"-O", "--output-document", "-o", "--output-file", "-a", "--append-output"}),
     "iconv": frozenset({"-o", "--output"}), "openssl": frozenset({"-out", "-keyout"}),
-    "gpg": frozenset({"-o", "--output"}), "gpg2": frozenset({"-o", "--output"}),
+    "gpg": frozenset({"-o", "--output"}), "gpg2": frozenset({"-o", "--output"}), "shuf": frozenset({"-o", "--output"}),
+}
+# programs that rewrite the files they are given in place -> (the options with which they do,
+# none: they do unless told otherwise; the options with which they only report; the operands
+# before the files, such as yq's expression). A folder given is formatted file by file: which of
+# its files is unknown.
+IN_PLACE: dict[str, tuple[frozenset[str], frozenset[str], int]] = {
+    "rustfmt": (frozenset(), frozenset({"--check", "--version", "-V"}), 0),
+    "gofmt": (frozenset({"-w"}), frozenset(), 0), "goimports": (frozenset({"-w"}), frozenset(), 0),
+    "black": (frozenset(), frozenset({"--check", "--diff", "--version"}), 0),
+    "isort": (frozenset(), frozenset({"--check-only", "-c", "--check", "--diff", "--stdout", "--version"}), 0),
+    "gdformat": (frozenset(), frozenset({"--check", "-c", "--diff", "-d", "--version"}), 0),
+    "prettier": (frozenset({"--write", "-w"}), frozenset(), 0), "clang-format": (frozenset({"-i"}), frozenset(), 0),
+    "autopep8": (frozenset({"-i", "--in-place"}), frozenset(), 0), "yapf": (frozenset({"-i", "--in-place"}), frozenset(), 0),
+    "shfmt": (frozenset({"-w", "--write"}), frozenset(), 0), "eslint": (frozenset({"--fix"}), frozenset(), 0),
+    "yq": (frozenset({"-i", "--inplace", "--in-place"}), frozenset(), 1),
+    "dos2unix": (frozenset(), frozenset({"-i", "--info", "--version"}), 0),
+    "unix2dos": (frozenset(), frozenset({"-i", "--info", "--version"}), 0),
 }
 COMPILERS = frozenset({"cc", "gcc", "g++", "c++", "clang", "clang++", "tcc"})
 # what a compiler writes without -o: a.out, or one FILE.o / FILE.s per source in the folder it runs in
@@ -70,7 +88,8 @@ COMPILED_SUFFIX = {"-c": ".o", "-S": ".s"}
 COMPILER_PRINTS = frozenset({"-E", "-fsyntax-only", "-M", "-MM", "--version", "-v", "--help", "-dumpversion"})
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".m", ".s", ".S", ".i", ".ii")
 # short options taking a value, so that `-fsSLo FILE` is read as curl reads it
-SHORT_VALUES: dict[str, str] = {"curl": "oDcdHXuAebEKmwxTFrCyYzQ", "wget": "OoaPtTeUwQlAdiBY", "sort": "oktST"}
+SHORT_VALUES: dict[str, str] = {"curl": "oDcdHXuAebEKmwxTFrCyYzQ", "wget": "OoaPtTeUwQlAdiBY", "sort": "oktST",
+                                "shuf": "noi"}
 # a curl / wget that writes into a file named after the URL, or a folder of its choosing
 NAMED_BY_URL: dict[str, frozenset[str]] = {
     "curl": frozenset({"-O", "--remote-name", "--remote-name-all", "-J", "--output-dir"}),
@@ -250,6 +269,12 @@ def program_writes(words: list[Word], call: "Call") -> None:
         return
     if name in COPIERS:
         _copy(name, args, call)
+        return
+    if name in IN_PLACE:
+        _in_place(name, args, call)
+        return
+    if name == "rename":
+        _rename(args, call)
         return
     if name in OPTION_OUTPUTS:
         for word in _option_values(args, OPTION_OUTPUTS[name], SHORT_VALUES.get(name, "")):
@@ -991,6 +1016,32 @@ def _operands(args: list[Word], takes_value: frozenset[str]) -> list[Word]:
     return operands
 
 
+def _in_place(name: str, args: list[Word], call: "Call") -> None:
+    writes_with, reports_with, not_files = IN_PLACE[name]
+    options = {arg.text.split("=", 1)[0] for arg in args if arg.literal and arg.text.startswith("-")}
+    if (writes_with and not writes_with & options) or reports_with & options:
+        return
+    for word in _operands(args, frozenset())[not_files:]:
+        path = call.absolute(word.text) if word.literal else None
+        folder = word.text.endswith("/") or os.path.basename(word.text) in (".", "..")
+        if path is not None and (folder or call.is_dir(path)):
+            call.unknown(f"the files {name} rewrites under {word.text}")
+        elif word.text != "-":
+            call.target(word)
+
+
+def _rename(args: list[Word], call: "Call") -> None:
+    """rename EXPRESSION FILE... (Perl's) or FROM TO FILE... (util-linux's): every FILE leaves its
+    name (a write of it, as mv's source), for a new one only running the expression tells."""
+    if any(arg.literal and arg.text in ("-n", "--no-act", "--nono", "--dry-run", "-V", "--version") for arg in args):
+        return
+    files = _operands(args, frozenset({"-e", "-E"}))[1:]
+    for word in files:
+        call.target(word)
+    if files:
+        call.unknown("the names rename gives the files")
+
+
 def _copy(name: str, args: list[Word], call: "Call") -> None:
     target_dir: Word | None = None
     cleaned: list[Word] = []
@@ -1006,13 +1057,14 @@ def _copy(name: str, args: list[Word], call: "Call") -> None:
     flags = "".join(a.text for a in cleaned if a.literal and a.text.startswith("-") and not a.text.startswith("--"))
     longs = {a.text for a in cleaned if a.literal and a.text.startswith("--")}
     recursive = bool(set(flags) & set("rRa")) or bool(longs & {"--recursive", "--archive"})
+    linking = name in ("ln", "link")
     symbolic = name == "ln" and ("s" in flags or "--symbolic" in longs)
     into_dir = "T" not in flags and "--no-target-directory" not in longs
     if target_dir is not None:
         sources, dest = operands, target_dir
     elif len(operands) >= 2:
         sources, dest = operands[:-1], operands[-1]
-    elif operands and name == "ln":
+    elif operands and linking:
         sources, dest = operands, Word(".", True)  # `ln -s TARGET` links into the current directory
     else:
         return
@@ -1043,7 +1095,7 @@ def _copy(name: str, args: list[Word], call: "Call") -> None:
         call.target(Word(landing, True), tree=name == "mv" and src_path is not None and os.path.isdir(src_path))
         if name == "mv":
             call.target(source, tree=True)  # a move also removes the source, with all it holds
-        elif name == "ln":
+        elif linking:
             # a hard link shares the source's content from now on, a symbolic link points at it:
             # writing through the new name writes the source, so the link counts as a write of it
             if symbolic:
