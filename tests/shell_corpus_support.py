@@ -350,11 +350,12 @@ class Truth:
 def ground_truth(case: Case, template: Path, work: Path, url: str) -> Truth:
     base = fresh_copy(template, work)
     before = snapshot(base / "project")
-    returned: list[dict[str, Any]] = []
-    result = run_bash(render(case, base, url), base, case.detached, lambda _: returned.append(snapshot(base / "project")))
+    returned: list[dict[str, Any]] = []  # a detached case's files as bash returned
+    on_return = (lambda _: returned.append(snapshot(base / "project"))) if case.detached else None
+    result = run_bash(render(case, base, url), base, case.detached, on_return)
     after = snapshot(base / "project")
     diff = changed(before, after)
-    late = [rel for rel in changed(returned[0], after) if protected(case.actor, rel)]
+    late = [rel for rel in changed(returned[0], after) if protected(case.actor, rel)] if returned else []
     return Truth(diff, [rel for rel in diff if protected(case.actor, rel)], after, before, result.returncode, late)
 
 
