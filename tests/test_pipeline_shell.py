@@ -424,6 +424,7 @@ def test_what_bash_reads_this_reader_reads(command):
     ("flock l -c 'rm M.md'", ["/p/M.md"]), ("flock -c 'rm M.md' l", ["/p/M.md"]), ("unshare -r rm M.md", ["/p/M.md"]),
     ("busybox rm M.md", ["/p/M.md"]), ("faketime 2020-01-01 rm M.md", ["/p/M.md"]), ("numactl -N 0 rm M.md", ["/p/M.md"]),
     ("link M.md /tmp/hl", ["/tmp/hl", "/p/M.md"]), ("shuf -o M.md in", ["/p/M.md"]),
+    ("flock l python3 -c \"open('M.md', 'w')\"", ["/p/M.md"]),  # python's -c, not flock's: read as Python
     # formatters rewrite the files they are given, unless told only to report
     ("rustfmt a.rs", ["/p/a.rs"]), ("gofmt -w a.go", ["/p/a.go"]), ("black a.py", ["/p/a.py"]),
     ("prettier --write M.md", ["/p/M.md"]), ("clang-format -i a.c", ["/p/a.c"]), ("gdformat a.gd", ["/p/a.gd"]),
@@ -432,6 +433,12 @@ def test_what_bash_reads_this_reader_reads(command):
 def test_targets_known_before_the_call_are_resolved(command, paths):
     writes, unknown = shell_writes(command, "/p")
     assert [w.path for w in writes] == paths and unknown == []
+
+
+@pytest.mark.parametrize("command", ["rename s/md/txt/ M.md", "rename -e s/md/txt/ M.md", "rename .md .txt M.md"])
+def test_rename_takes_its_files_names_and_gives_names_only_running_it_tells(command):
+    writes, unknown = shell_writes(command, "/p")
+    assert "/p/M.md" in [w.path for w in writes] and [u.target for u in unknown] == ["the names rename gives the files"]
 
 
 def test_globs_and_find_are_expanded_against_the_filesystem(tmp_path):

@@ -176,10 +176,11 @@ WRAPPERS: dict[str, frozenset[str]] = {
 # wrapper -> the operands before the command it runs (a duration, a lock file, a CPU mask, ...)
 WRAPPER_OPERANDS: dict[str, int] = {"timeout": 1, "flock": 1, "taskset": 1, "chrt": 1, "sg": 1, "setarch": 1,
                                     "faketime": 1}
-# wrapper -> its options whose value is a shell command: with one, that command is what runs
-WRAPPER_SCRIPTS: dict[str, frozenset[str]] = {
-    "flock": frozenset({"-c", "--command"}), "su": frozenset({"-c", "--command"}),
-    "runuser": frozenset({"-c", "--command"}), "sg": frozenset({"-c"}),
+# wrapper -> its options whose value is a shell command (with one, that command is what runs), and
+# the operands they may follow (su's user, sg's group, flock's lock file)
+WRAPPER_SCRIPTS: dict[str, tuple[frozenset[str], int]] = {
+    "flock": (frozenset({"-c", "--command"}), 1), "su": (frozenset({"-c", "--command"}), 1),
+    "runuser": (frozenset({"-c", "--command"}), 1), "sg": (frozenset({"-c"}), 1),
 }
 # programs whose work may go on after they returned (a new session, a job queue, a terminal
 # multiplexer's server, a service manager) -> the words with which they wait for it, or start
@@ -333,7 +334,7 @@ def _unwrap(words: list[Word], call: "Call") -> list[Word]:
         if name in ("su", "runuser") and any(word.literal and word.text in ("-", "-l", "--login") for word in rest):
             call.child = call.child.copy()
             call.child.cwd = None  # a login shell starts in the user's home, wherever that is
-        script = _script_option(rest, WRAPPER_SCRIPTS.get(name, frozenset()))
+        script = _script_option(rest, *WRAPPER_SCRIPTS[name], takes_value) if name in WRAPPER_SCRIPTS else None
         if script is not None:
             if script.literal:
                 call.script(script.text)
@@ -365,16 +366,27 @@ def _unwrap(words: list[Word], call: "Call") -> list[Word]:
     return words
 
 
-def _script_option(words: list[Word], options: frozenset[str]) -> Word | None:
-    """The value of the first of `options` among `words` (`-c CMD`, `--command=CMD`)."""
-    for index, word in enumerate(words):
-        if not word.literal:
-            continue
-        if word.text in options and index + 1 < len(words):
-            return words[index + 1]
+def _script_option(words: list[Word], options: frozenset[str], operands: int, takes_value: frozenset[str]) -> Word | None:
+    """The value of one of `options` (`-c CMD`, `--command=CMD`) among a wrapper's own words: its
+    options and its first `operands` operands. What comes after them is the command it runs, whose
+    own `-c` (`python3 -c`) is not the wrapper's."""
+    seen = 0
+    items = iter(enumerate(words))
+    for index, word in items:
+        if not word.literal or word.text == "--":
+            return None
         name, equals, value = word.text.partition("=")
+        if word.text in options:
+            return words[index + 1] if index + 1 < len(words) else None
         if equals and name in options:
             return Word(value, True)
+        if word.text.startswith("-"):
+            if word.text in takes_value:
+                next(items, None)
+            continue
+        seen += 1
+        if seen > operands:
+            return None
     return None
 
 
@@ -1035,7 +1047,8 @@ def _rename(args: list[Word], call: "Call") -> None:
     name (a write of it, as mv's source), for a new one only running the expression tells."""
     if any(arg.literal and arg.text in ("-n", "--no-act", "--nono", "--dry-run", "-V", "--version") for arg in args):
         return
-    files = _operands(args, frozenset({"-e", "-E"}))[1:]
+    given = any(arg.literal and arg.text in ("-e", "-E") for arg in args)  # the expression as an option's value
+    files = _operands(args, frozenset({"-e", "-E"}))[0 if given else 1:]
     for word in files:
         call.target(word)
     if files:
