@@ -17,10 +17,14 @@ IS_SANDBOX=1 lets the bypass permission mode run as root.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
+import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +43,20 @@ COMPACT_INSTRUCTIONS = "keep it short"
 
 # -- the runtime --------------------------------------------------------------------------------------
 
+API_KEY = "sk-ant-fake-key"
+
+
+def claude_env(home: Path, model: FakeModel) -> dict[str, str]:
+    return {**base_env(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"), "ANTHROPIC_BASE_URL": model.url,
+            "ANTHROPIC_API_KEY": API_KEY, "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_ERROR_REPORTING": "1",
+            "DISABLE_BUG_COMMAND": "1", "IS_SANDBOX": "1"}
+
+
 def claude(work: Path, home: Path, model: FakeModel, prompt: str, *args: str,
            version: str | None = None) -> subprocess.Popen[str]:
     """A pinned binary (the newest, or `version`) in `-p` mode against the fake model."""
-    env = {**base_env(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"), "ANTHROPIC_BASE_URL": model.url,
-           "ANTHROPIC_API_KEY": "sk-ant-fake-key", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
-           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_ERROR_REPORTING": "1",
-           "DISABLE_BUG_COMMAND": "1", "IS_SANDBOX": "1"}
+    env = claude_env(home, model)
     return subprocess.Popen([binary("claude", version), "-p", prompt, "--output-format", "json",
                              "--model", "claude-sonnet-4-5", *args], cwd=work, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -64,6 +75,55 @@ def collect(process: subprocess.Popen[str], timeout: float = 180) -> Run:
 def run_claude(work: Path, home: Path, fake: FakeModel, prompt: str, timeout: float = 150) -> Run:
     """One `claude -p` turn of the newest binary, every permission bypassed."""
     return collect(claude(work, home, fake, prompt, "--permission-mode", "bypassPermissions"), timeout)
+
+
+@contextmanager
+def background_session(work: Path, home: Path, model: FakeModel, prompt: str,
+                       version: str | None = None) -> Iterator[str]:
+    """`claude --bg`: a session the runtime's own daemon runs in a terminal it owns, the command
+    returning at once with the session's id. The interactive session it starts asks what `-p` does
+    not (trust the folder, use the key), answered in the config as a user's first run would; the
+    daemon and its sessions are stopped on the way out."""
+    config = home / ".claude"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / ".claude.json").write_text(json.dumps({
+        "hasCompletedOnboarding": True, "bypassPermissionsModeAccepted": True,
+        "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
+        "projects": {str(work): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}}}))
+    env, claude_bin = claude_env(home, model), binary("claude", version)
+    started = subprocess.run([claude_bin, "--bg", prompt, "--model", "claude-sonnet-4-5", "--permission-mode",
+                              "bypassPermissions"], cwd=work, env=env, stdin=subprocess.DEVNULL,
+                             capture_output=True, text=True, timeout=60)
+    try:
+        assert started.returncode == 0, started.stderr
+        yield started.stdout.split("backgrounded · ", 1)[1].split()[0]
+    finally:
+        subprocess.run([claude_bin, "daemon", "stop", "--any"], cwd=work, env=env, stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=60)
+        end_processes_of(config)
+
+
+def end_processes_of(config: Path, grace: float = 10) -> None:
+    """The daemon's spare terminals leave a few seconds after it: what is left after `grace` is
+    killed, found by the config dir in its environment (they are in no process group of ours)."""
+    mark = f"CLAUDE_CONFIG_DIR={config}".encode()
+    deadline = time.monotonic() + grace
+    while True:
+        left = []
+        for environ in Path("/proc").glob("[0-9]*/environ"):
+            try:
+                if mark in environ.read_bytes().split(b"\0"):
+                    left.append(int(environ.parent.name))
+            except OSError:
+                continue  # gone, or not ours to read
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            for pid in left:
+                with suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            return
+        time.sleep(0.2)
 
 
 def copy_agents(work: Path, agents: dict[str, str]) -> None:

@@ -15,8 +15,9 @@ from drivers.codex import hookgate as codex_hookgate, run_codex, write_config
 from harness.fakemodel import Call, FakeModel, Say
 from drivers.opencode import configure, run_opencode
 from drivers import gemini
-from drivers.claude import run_claude
+from drivers.claude import background_session, run_claude
 from harness.runtimes import hookgate, metrics, new_project
+from hookgate.parity.capabilities import Runtime, proven
 
 pytestmark = pytest.mark.real
 
@@ -95,6 +96,27 @@ def test_claude_code_refuses_a_background_bash_call_whose_writes_no_check_can_se
     assert player.read_text() == ORIGINAL
     seen = requests_text(fake_model, "cc_effect_bg")
     assert "leaves work running after the call returned" in seen and "run in the background" in seen, seen[-3000:]
+
+
+@pytest.mark.proves("effect_restore@claude")
+@pytest.mark.parametrize("table", proven("claude"), ids=lambda t: t.key)
+def test_claude_code_puts_back_what_a_bash_call_wrote_in_a_background_session(
+        table: Runtime, tmp_path: Path, fake_model: FakeModel) -> None:
+    """`claude --bg` runs the session in the runtime's daemon. A report against 2.1.208 says no
+    PostToolUse fires there, which would leave the effect check blind while it counts itself on:
+    measured on each pinned binary, it fires and the write is put back."""
+    work, home = new_project(tmp_path)
+    hookgate("install", "claude", "--project", str(work), cwd=work)
+    hookgate("role", "set", "build", cwd=work)
+    player = game(work)
+    marker = fake_model.script("cc_effect_bgsession", Call("Bash", {"command": HEREDOC, "description": "tune"}),
+                               Say("done"))
+    with background_session(work, home, fake_model, f"{marker} tune the player", table.version) as session:
+        deadline = time.monotonic() + 120
+        while not fake_model.tool_results("cc_effect_bgsession"):  # sent once the call's hooks ran
+            assert time.monotonic() < deadline, f"session {session} did not answer the tool's result"
+            time.sleep(0.2)
+    check(work, player, fake_model, "cc_effect_bgsession", HEREDOC, "claude")
 
 
 @pytest.mark.proves("effect_restore@codex")
