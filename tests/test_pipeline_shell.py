@@ -299,6 +299,23 @@ def test_a_call_run_in_the_background_is_not_covered_by_the_effect_check(project
     assert not project.call({**call, "tool_input": {"command": "git stash", "run_in_background": False}}).blocked
 
 
+def test_claude_s_monitor_tool_runs_a_shell_command_judged_like_a_background_bash_call(project):
+    """Claude Code's Monitor runs `command` in the background and streams its lines back: the
+    pack's shell gates read it as they read Bash (it wrote a lead's game code on 2.1.332 before)."""
+    project.role("build")
+    call = {"hook_event_name": "PreToolUse", "tool_name": "Monitor", "tool_use_id": "toolu_mon",
+            "tool_input": {"description": "watch", "timeout_ms": 5000}}
+    known = project.call({**call, "tool_input": {**call["tool_input"], "command": "echo x >> src/player.gd"}})
+    assert known.blocked and "player.gd" in known.reason
+    unknown = project.call({**call, "tool_input": {**call["tool_input"], "command": "git stash"}})
+    assert unknown.blocked and "run in the background" in unknown.reason
+    hookgate = project.call({**call, "tool_input": {**call["tool_input"], "command": "hookgate uninstall claude"}})
+    assert hookgate.blocked
+    for harmless in ({"command": "tail -f /tmp/build.log | grep --line-buffered ERROR"}, {"ws": {"url": "ws://127.0.0.1:1"}}):
+        answer = project.call({**call, "tool_input": {**call["tool_input"], **harmless}})
+        assert not answer.blocked, (harmless, answer.reason)
+
+
 def test_gemini_s_background_shell_is_claude_s_run_in_background():
     from hookgate_gemini import dialect
 

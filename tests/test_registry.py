@@ -144,7 +144,9 @@ def test_defaults():
     ({"tool": "task"}, PreToolUse(session_id="s1", tool_name="Agent", tool_input={}), True),
     ({"command_pattern": "npm publish|twine upload"}, bash("cd pkg && npm publish --tag next"), True),
     ({"command_pattern": "^npm publish"}, bash("cd pkg && npm publish"), False),
-    ({"command_pattern": "publish"}, write("publish.txt"), False),  # only Bash commands
+    ({"command_pattern": "publish"}, write("publish.txt"), False),  # only shell commands
+    ({"command_pattern": "npm publish"}, PreToolUse(session_id="s1", tool_name="Monitor", tool_input={
+        "command": "npm publish 2>&1", "description": "d", "timeout_ms": 1000}), True),  # Claude's Monitor runs one
     ({"path_pattern": "*.env"}, write("/proj/config/prod.env"), True),
     ({"path_pattern": "config/*"}, write("config/deep/a.json"), True),
     ({"path_pattern": "config/*"}, write("other/config/a.json"), False),

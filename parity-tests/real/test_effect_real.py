@@ -99,6 +99,29 @@ def test_claude_code_refuses_a_background_bash_call_whose_writes_no_check_can_se
 
 
 @pytest.mark.proves("effect_restore@claude")
+def test_claude_code_s_monitor_tool_is_a_background_shell_call(tmp_path: Path, fake_model: FakeModel) -> None:
+    """2.1.332's Monitor (a deferred tool, loaded by ToolSearch; 2.1.290 disables it) runs its
+    `command` in the background and streams the lines back. Before the shell gates read it, the
+    lead's Monitor wrote src/player.gd and it stayed: nothing judged the command, nothing checked after."""
+    work, home = new_project(tmp_path)
+    hookgate("install", "claude", "--project", str(work), cwd=work)
+    hookgate("role", "set", "build", cwd=work)
+    player = game(work)
+    monitor = {"description": "watch", "timeout_ms": 5000}
+    marker = fake_model.script(
+        "cc_monitor", Call("ToolSearch", {"query": "select:Monitor", "max_results": 1}),
+        Call("Monitor", {**monitor, "command": "echo 'var hacked = true' >> src/player.gd; echo done"}),
+        Call("Monitor", {**monitor, "command": "sleep 0.5; " + HEREDOC}), Say("done"))
+    run = run_claude(work, home, fake_model, f"{marker} watch the player")
+    assert run.returncode == 0, run.stderr
+    time.sleep(1.5)  # what a monitor would write has landed by now
+    assert player.read_text() == ORIGINAL
+    _, known, unknown = fake_model.tool_results("cc_monitor")
+    assert "PreToolUse:Monitor" in known and "Build role cannot write game code directly" in known, known
+    assert "leaves work running after the call returned" in unknown and "run in the background" in unknown, unknown
+
+
+@pytest.mark.proves("effect_restore@claude")
 @pytest.mark.parametrize("table", proven("claude"), ids=lambda t: t.key)
 def test_claude_code_puts_back_what_a_bash_call_wrote_in_a_background_session(
         table: Runtime, tmp_path: Path, fake_model: FakeModel) -> None:

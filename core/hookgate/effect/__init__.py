@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Callable
 import msgspec
 
 from ..engine.gate import Gate, Observer
-from ..model.tools import FILE_TOOL_MATCHER, FILE_TOOLS
+from ..model.tools import BACKGROUND_TOOLS, FILE_TOOL_MATCHER, FILE_TOOLS
 
 if TYPE_CHECKING:
     import os
@@ -121,10 +121,11 @@ def covers(event: "Event", ctx: "Context") -> bool:
 
 
 def in_background(event: "Event") -> bool:
-    """A call the runtime runs in the background (Claude Code's Bash `run_in_background`; Gemini
-    CLI's `is_background`, the same key in the canonical input): its after-event comes once it
-    started, not once it ended, so no check after it sees what it writes."""
-    return (getattr(event, "tool_input", None) or {}).get("run_in_background") is True
+    """A call the runtime runs in the background (Claude Code's Bash `run_in_background` and its
+    Monitor tool; Gemini CLI's `is_background`, the same key in the canonical input): its
+    after-event comes once it started, not once it ended, so no check after it sees what it writes."""
+    return (getattr(event, "tool_name", None) in BACKGROUND_TOOLS
+            or (getattr(event, "tool_input", None) or {}).get("run_in_background") is True)
 
 
 def _snapshot(event: "Event", ctx: "Context") -> "Verdict | None":

@@ -28,6 +28,21 @@ class Bash(_Input, frozen=True, kw_only=True):
     run_in_background: bool | None = None
 
 
+class MonitorSocket(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    url: str
+    protocols: list[str] | None = None
+
+
+class Monitor(_Input, frozen=True, kw_only=True):
+    """Claude Code's Monitor: a command (or a WebSocket) run in the background, its output lines
+    streamed back as notices."""
+
+    description: str
+    timeout_ms: float
+    command: str | None = None
+    ws: MonitorSocket | None = None
+
+
 class Write(_Input, frozen=True, kw_only=True):
     file_path: str
     content: str
@@ -116,7 +131,7 @@ class Skill(_Input, frozen=True, kw_only=True):
 
 TOOL_INPUTS: dict[str, type[_Input]] = {
     cls.__name__: cls
-    for cls in (Bash, Write, Edit, MultiEdit, Delete, Read, NotebookEdit, Glob, Grep, WebFetch, WebSearch, Agent, Skill)
+    for cls in (Bash, Monitor, Write, Edit, MultiEdit, Delete, Read, NotebookEdit, Glob, Grep, WebFetch, WebSearch, Agent, Skill)
 }
 
 # the input field that names the file or folder a tool works on

@@ -17,6 +17,13 @@ FILE_TOOLS: dict[str, str] = {
 }
 FILE_TOOL_MATCHER = "|".join(FILE_TOOLS)
 
+# tools that run a shell command (their input's `command`): Claude Code's Monitor runs one and
+# streams its output back, so it writes what a Bash call would
+SHELL_TOOLS = ("Bash", "Monitor")
+SHELL_TOOL_MATCHER = "|".join(SHELL_TOOLS)
+# tools whose command always runs in the background: the call returns once it started
+BACKGROUND_TOOLS = frozenset({"Monitor"})
+
 # older or other spellings of Claude's own tools
 ALIASES: dict[str, str] = {"Task": "Agent"}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..engine.gate import BlockLimit, Gate, Observer
 from ..engine.lazy import Lazy
-from ..model.tools import FILE_TOOL_MATCHER
+from ..model.tools import FILE_TOOL_MATCHER, SHELL_TOOL_MATCHER
 
 _PACK = "hookgate.pipeline."
 # the events on which a session claims its role (session.CLAIMING_EVENTS)
@@ -32,13 +32,13 @@ GATES: tuple[Gate, ...] = (
         description="role and subagent write rules, driven by .hookgate/current_role",
     ),
     Gate(
-        id="check_shell_writes", events=("PreToolUse",), matcher="Bash",
+        id="check_shell_writes", events=("PreToolUse",), matcher=SHELL_TOOL_MATCHER,
         check=_check("shell_writes:check_shell_writes"), may_block=True, fail_mode="closed", priority=10,
         needs=("block:PreToolUse", "subagent_identity:PreToolUse?"),  # without it: role rules only
         description="a shell command writing a file meets the write rules of a Write; stage.jsonl only via validation",
     ),
     Gate(
-        id="check_hookgate_commands", events=("PreToolUse",), matcher="Bash",
+        id="check_hookgate_commands", events=("PreToolUse",), matcher=SHELL_TOOL_MATCHER,
         check=_check("self_protect:check_hookgate_commands"), may_block=True, fail_mode="closed", priority=10,
         needs=("block:PreToolUse",),
         description="no agent runs `hookgate install|uninstall` while a pipeline role is active",

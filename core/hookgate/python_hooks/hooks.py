@@ -19,7 +19,7 @@ import msgspec
 from ..errors import GateError, HookgateError
 from ..model.events import Event, ToolEvent
 from ..model.tool_inputs import PATH_FIELDS
-from ..model.tools import ALIASES, canonical_tool
+from ..model.tools import ALIASES, SHELL_TOOLS, canonical_tool
 from ..paths import matches as path_matches, readings
 from .events import EVENT_MAP
 
@@ -39,7 +39,7 @@ class HookMatcher(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     a set field to look at (no tool, no Bash command, no path, no skill) does not match."""
 
     tool: str | None = None  # a canonical tool name (Bash, Write, ...), compared ignoring case
-    command_pattern: str | None = None  # regular expression searched in a Bash command
+    command_pattern: str | None = None  # regular expression searched in a shell command (Bash, Monitor)
     # glob over the project-relative path a tool works on, in the pipeline's path language (hookgate/paths.py)
     path_pattern: str | None = None
     session_id: str | None = None
@@ -53,7 +53,7 @@ class HookMatcher(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         if self.tool is not None and (tool or "").lower() != canonical_lower(self.tool):
             return False
         if self.command_pattern is not None:
-            command = tool_input.get("command") if tool == "Bash" else None
+            command = tool_input.get("command") if tool in SHELL_TOOLS else None
             if not isinstance(command, str) or not re.search(self.command_pattern, command):
                 return False
         if self.path_pattern is not None and not self._path_matches(event, tool_input, project_root):
