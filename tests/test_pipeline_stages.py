@@ -249,6 +249,18 @@ def test_prerequisite_files_are_rechecked_on_every_dispatch(tmp_path):
     assert "gdd output missing: STRUCTURE.md" in pipe.dispatch("worker: M2", "worker").reason
 
 
+def test_a_workflow_starts_subagents_and_meets_the_same_prerequisites(tmp_path):
+    """Claude Code's Workflow tool runs a script whose agent() calls start subagents, no Agent call
+    among them: before the gate read it, a build lead ran its workers before the design existed."""
+    pipe = Pipeline(tmp_path).role("build")
+    script = "export const meta = {name: 'build', description: 'm1'}\nawait agent('worker: M1')\n"
+    answer = pipe.tool("Workflow", script=script)
+    assert answer.blocked and "Role 'gdd' has not completed yet" in answer.reason
+    assert pipe.tool("Workflow", name="saved-build").blocked
+    pipe.ready_to_dispatch()
+    assert not pipe.tool("Workflow", script=script).blocked
+
+
 def test_a_subagents_own_dispatch_is_not_checked(tmp_path):
     pipe = Pipeline(tmp_path).role("build")
     answer = pipe.tool("Agent", ("a1", "worker"), description="helper", prompt="x", subagent_type="Explore")

@@ -192,6 +192,24 @@ def test_a_worker_dispatch_before_the_prerequisite_is_refused(project, fake_mode
     assert [m["gate"] for m in records if m["event"] == "hook_block"] == ["check_stage_prerequisites"]
 
 
+def test_a_workflow_before_the_prerequisite_is_refused(project, fake_model: FakeModel) -> None:
+    """2.1.332's Workflow tool starts subagents from a script, with no Agent call: before the
+    gate read it, this workflow's agent ran (agent_type "workflow-subagent") while gdd had not
+    completed. The lead waits in a Bash call long enough for a started workflow to run its agent."""
+    work, home = project
+    hookgate("role", "set", "build", cwd=work)
+    worker = fake_model.script("pl_cc_wf_never", Say("should not run"))
+    script = f"export const meta = {{name: 'build', description: 'M1'}}\nawait agent('{worker} implement M1')\n"
+    marker = fake_model.script("pl_cc_wf", Call("Workflow", {"script": script}),
+                               Call("Bash", {"command": "sleep 6", "description": "wait"}), Say("blocked"))
+    run = run_claude(work, home, fake_model, f"{marker} ultracode: build with a workflow")
+    assert run.returncode == 0, run.stderr
+    refused = fake_model.tool_results("pl_cc_wf")[0]
+    assert "PreToolUse:Workflow" in refused and "Role 'gdd' has not completed yet" in refused, refused
+    assert not fake_model.seen("pl_cc_wf_never")
+    assert not [m for m in metrics(work) if m["event"] == "subagent_start"]
+
+
 def test_a_report_is_refused_then_accepted_and_the_round_completes(project, revising_model: RevisingModel) -> None:
     """A build round: worker, verifier and reviewer run in the background. The worker's first
     report lacks its Tests and Build sections and is refused; it hands in a complete one, which

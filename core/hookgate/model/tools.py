@@ -24,6 +24,11 @@ SHELL_TOOL_MATCHER = "|".join(SHELL_TOOLS)
 # tools whose command always runs in the background: the call returns once it started
 BACKGROUND_TOOLS = frozenset({"Monitor"})
 
+# tools that start subagents: Claude Code's Workflow runs a script whose agent() calls each start
+# one (agent_type "workflow-subagent"), with no Agent call of its own
+DISPATCH_TOOLS = ("Agent", "Workflow")
+DISPATCH_TOOL_MATCHER = "|".join(DISPATCH_TOOLS)
+
 # older or other spellings of Claude's own tools
 ALIASES: dict[str, str] = {"Task": "Agent"}
 

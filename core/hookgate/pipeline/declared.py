@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..engine.gate import BlockLimit, Gate, Observer
 from ..engine.lazy import Lazy
-from ..model.tools import FILE_TOOL_MATCHER, SHELL_TOOL_MATCHER
+from ..model.tools import DISPATCH_TOOL_MATCHER, FILE_TOOL_MATCHER, SHELL_TOOL_MATCHER
 
 _PACK = "hookgate.pipeline."
 # the events on which a session claims its role (session.CLAIMING_EVENTS)
@@ -50,7 +50,7 @@ GATES: tuple[Gate, ...] = (
         description="validates a role's outputs before its completion enters stage.jsonl; names the next role",
     ),
     Gate(
-        id="check_stage_prerequisites", events=("PreToolUse",), matcher="Agent",
+        id="check_stage_prerequisites", events=("PreToolUse",), matcher=DISPATCH_TOOL_MATCHER,
         check=_check("stages:check_stage_prerequisites"), may_block=True, fail_mode="closed", priority=20,
         needs=("block:PreToolUse",),
         description="build/fixgap may dispatch only after gdd/evaluate completed and their outputs exist",
