@@ -230,6 +230,20 @@ def test_a_patch_by_the_lead_that_slips_past_is_put_back(tmp_path):
     assert state(project.root) == before
 
 
+def test_what_a_skill_s_command_wrote_when_it_loaded_is_put_back(tmp_path):
+    """Claude Code runs a skill file's !`command` lines when the Skill tool loads it: no Bash call
+    to judge, so the Skill call is wrapped by default."""
+    project = build_project(tmp_path / "game", "claude")
+    before = state(project.root)
+    call, tool_input = "toolu_skill1", {"skill": "tune"}
+    assert not project.hook(project.tool_payload("PreToolUse", "Skill", tool_input, call))[0]
+    (project.root / "src/player.gd").write_text("written by the skill's command\n")
+    blocked, reason, _ = project.hook(project.tool_payload("PostToolUse", "Skill", tool_input, call,
+                                                           tool_response={"success": True, "commandName": "tune"}))
+    assert blocked and "src/player.gd" in reason
+    assert state(project.root) == before
+
+
 def test_a_codex_patch_is_read_once_and_its_allowed_file_stands(tmp_path):
     project = build_project(tmp_path / "game", "codex")
     patch = "*** Begin Patch\n*** Add File: notes2.txt\n+ok\n*** Update File: notes.txt\n@@\n-notes\n+more notes\n*** End Patch\n"

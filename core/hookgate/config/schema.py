@@ -165,8 +165,9 @@ class Effect(_Strict, frozen=True):
     may not write are read before and after, and what the call changed among them is put back."""
 
     enabled: bool = True
-    # canonical tool names the check wraps (a Claude matcher); a patch's file events always are
-    tools: str = "Bash|NotebookEdit|apply_patch|mcp__.*"
+    # canonical tool names the check wraps (a Claude matcher); a patch's file events always are.
+    # Skill: Claude Code runs the !`command` lines of a skill's file when it loads, no Bash call
+    tools: str = "Bash|NotebookEdit|Skill|apply_patch|mcp__.*"
     # folder names never scanned (their contents are neither watched nor put back)
     skip_dirs: list[str] = msgspec.field(default_factory=lambda: [".git", "node_modules", ".venv", "__pycache__"])
     max_file_bytes: int = 16 * 1024 * 1024  # a larger protected file is watched, but no copy is kept
