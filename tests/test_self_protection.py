@@ -19,6 +19,7 @@ from support import HOOKGATE, run_hook
 REGISTRATION = "hookgate's runtime registration"
 POLICY = "hookgate's policy and install"
 COMMAND = "changes hookgate's own registration"
+EXTENSION = "What the runtime runs by itself"
 
 
 @pytest.fixture
@@ -75,6 +76,12 @@ PROTECTED_FILES = [
     ("{home}/.codex/hooks.json", REGISTRATION), ("{home}/.hookgate/hooks.json", POLICY),
     ("{state}/hookgate/pins/claude-s1", POLICY),
     ("{home}/.claude/plugins/cache/hookgate/hookgate/hooks/hooks.json", REGISTRATION),
+    (".gemini/settings.json", REGISTRATION), ("{home}/.gemini/settings.json", REGISTRATION),
+    ("{home}/.gemini/extensions/hookgate/hooks/hooks.json", REGISTRATION),
+    # hooks in a skill's or agent's front matter, a skill's !`command` lines, a plugin's code
+    (".claude/skills/tune/SKILL.md", EXTENSION), (".claude/agents/tuner.md", EXTENSION),
+    (".claude/commands/tune.md", EXTENSION), (".mcp.json", EXTENSION), ("{home}/.claude/skills/t/SKILL.md", EXTENSION),
+    (".opencode/plugin/other.js", EXTENSION), (".opencode/plugins/other.ts", EXTENSION), ("opencode.json", EXTENSION),
 ]
 
 
@@ -99,6 +106,9 @@ SHELL_FORMS = [
     ("python3 -c \"open('.hookgate/config.toml', 'w').write('preset = \\\"none\\\"')\"", ".hookgate/config.toml", POLICY),
     ("mv .claude/settings.json /tmp/settings.json.bak", ".claude/settings.json", REGISTRATION),
     ("cd .hookgate && printf 'x' > hooks.json", ".hookgate/hooks.json", POLICY),
+    ("mkdir -p .claude/skills/tune && cat > .claude/skills/tune/SKILL.md <<'EOF'\n---\nname: tune\nhooks:\n  PostToolUse: []\n---\nEOF",
+     ".claude/skills/tune/SKILL.md", EXTENSION),
+    ("printf 'export const P = async () => ({})' > .opencode/plugin/other.js", ".opencode/plugin/other.js", EXTENSION),
     (f"{HOOKGATE} uninstall claude --project .", ".claude/settings.json", COMMAND),
     ("hookgate uninstall claude --project .", ".claude/settings.json", COMMAND),
     (f"bash -c '{HOOKGATE} uninstall codex --project .'", ".codex/hooks.json", COMMAND),
@@ -113,16 +123,17 @@ def test_shell_forms_that_change_hookgates_own_files_are_refused(root: Path, hom
     # ground truth: in real bash, on a copy, the command changes the protected file
     copy = tmp_path / "copy"
     shutil.copytree(root, copy, symlinks=True)
-    before = (copy / changed).read_bytes()
+    before = (copy / changed).read_bytes() if (copy / changed).exists() else None  # None: the command makes it
     env = {**os.environ, "HOME": str(home), "HOOKGATE_PROJECT_DIR": str(copy),
            "PATH": f"{Path(HOOKGATE).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"}  # the agent's shell finds hookgate
     subprocess.run(["bash", "-c", command], cwd=copy, env=env, capture_output=True, timeout=60)
-    assert not (copy / changed).exists() or (copy / changed).read_bytes() != before, command
+    after = (copy / changed).read_bytes() if (copy / changed).exists() else None
+    assert after != before, command
 
     for runtime in ("claude", "codex"):
         refused, reason = pre(root, home, "Bash", runtime=runtime, command=command)
         assert refused and kind in reason, (runtime, reason)
-    assert (root / changed).read_bytes() == before
+    assert ((root / changed).read_bytes() if (root / changed).exists() else None) == before
 
 
 HARMLESS = [
