@@ -80,7 +80,7 @@ PROTECTED_FILES = [
     ("{home}/.gemini/extensions/hookgate/hooks/hooks.json", REGISTRATION),
     # hooks in a skill's or agent's front matter, a skill's !`command` lines, a plugin's code
     (".claude/skills/tune/SKILL.md", EXTENSION), (".claude/agents/tuner.md", EXTENSION),
-    (".claude/commands/tune.md", EXTENSION), (".mcp.json", EXTENSION), ("{home}/.claude/skills/t/SKILL.md", EXTENSION),
+    (".claude/commands/tune.md", EXTENSION), (".claude/hooks/format.sh", EXTENSION), (".mcp.json", EXTENSION), ("{home}/.claude/skills/t/SKILL.md", EXTENSION),
     (".opencode/plugin/other.js", EXTENSION), (".opencode/plugins/other.ts", EXTENSION), ("opencode.json", EXTENSION),
 ]
 
