@@ -36,7 +36,7 @@ class HookError(GateError):
 
 class HookMatcher(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Every field set must match; an unset field matches anything. An event that has nothing for
-    a set field to look at (no tool, no Bash command, no path, no skill) does not match."""
+    a set field to look at (no tool, no shell command, no path, no skill) does not match."""
 
     tool: str | None = None  # a canonical tool name (Bash, Write, ...), compared ignoring case
     command_pattern: str | None = None  # regular expression searched in a shell command (Bash, Monitor)
