@@ -56,9 +56,8 @@ def claude_env(home: Path, model: FakeModel) -> dict[str, str]:
 def claude(work: Path, home: Path, model: FakeModel, prompt: str, *args: str,
            version: str | None = None) -> subprocess.Popen[str]:
     """A pinned binary (the newest, or `version`) in `-p` mode against the fake model."""
-    env = claude_env(home, model)
     return subprocess.Popen([binary("claude", version), "-p", prompt, "--output-format", "json",
-                             "--model", "claude-sonnet-4-5", *args], cwd=work, env=env, stdin=subprocess.DEVNULL,
+                             "--model", "claude-sonnet-4-5", *args], cwd=work, env=claude_env(home, model), stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
@@ -72,9 +71,11 @@ def collect(process: subprocess.Popen[str], timeout: float = 180) -> Run:
     return Run(process.returncode, out, err)
 
 
-def run_claude(work: Path, home: Path, fake: FakeModel, prompt: str, timeout: float = 150) -> Run:
-    """One `claude -p` turn of the newest binary, every permission bypassed."""
-    return collect(claude(work, home, fake, prompt, "--permission-mode", "bypassPermissions"), timeout)
+def run_claude(work: Path, home: Path, fake: FakeModel, prompt: str, timeout: float = 150,
+               version: str | None = None) -> Run:
+    """One `claude -p` turn of a pinned binary (the newest, or `version`), every permission bypassed."""
+    return collect(claude(work, home, fake, prompt, "--permission-mode", "bypassPermissions", version=version),
+                   timeout)
 
 
 @contextmanager

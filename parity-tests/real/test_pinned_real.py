@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from drivers import codex as cx
-from drivers.claude import claude, collect, run_claude
+from drivers.claude import run_claude
 from drivers.opencode import configure, run_opencode
 from harness.fakemodel import Call, FakeModel, Say
 from harness.runtimes import HOOKGATE, hookgate, metrics, new_project
@@ -87,8 +87,7 @@ def test_claude_the_model_cannot_give_itself_hooks_through_a_skill(table: Runtim
                             Call("Read", {"file_path": str(player)}), Say("done"))
     for marker in (write, use):
         hookgate("role", "set", "build", cwd=work)  # a role belongs to the session that ran under it
-        run = collect(claude(work, home, fake_model, f"{marker} tune the player", "--permission-mode",
-                             "bypassPermissions", version=table.version))
+        run = run_claude(work, home, fake_model, f"{marker} tune the player", version=table.version)
         assert run.returncode == 0, run.stderr
     refused = fake_model.tool_results("pin_cc_skill")
     assert len(refused) == 2 and all(EXTENSION in r for r in refused), refused

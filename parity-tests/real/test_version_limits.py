@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from drivers import codex
-from drivers.claude import claude, collect
+from drivers.claude import run_claude
 from harness.fakemodel import Call, FakeModel, Say
 from harness.runtimes import new_project
 from hookgate.parity.capabilities import Runtime, proven
@@ -42,8 +42,7 @@ def test_a_hookgate_that_cannot_run_is_what_the_table_says(table: Runtime, tmp_p
     (work / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
     marker = fake_model.script("cc_broken", Call("Bash", {"command": f"echo hi > {work / 'ran.txt'}",
                                                           "description": "write"}), Say("ok"))
-    run = collect(claude(work, home, fake_model, f"{marker} go", "--permission-mode", "bypassPermissions",
-                         version=table.version))
+    run = run_claude(work, home, fake_model, f"{marker} go", version=table.version)
     assert run.returncode == 0, run.stderr
     (result,) = fake_model.tool_results("cc_broken")
     assert (tmp_path / "broken-hookgate.ran").exists()  # the runtime did start the hook, and it failed
