@@ -48,6 +48,22 @@ def test_an_exception_becomes_the_declared_fail_mode(ctx, fail_mode, kind):
 
 
 @pytest.mark.parametrize("fail_mode, kind", [("open", "allow"), ("closed", "block")])
+def test_a_gate_whose_module_cannot_be_imported_takes_its_fail_mode_on_every_call(ctx, fail_mode, kind):
+    """The engine imports a declared gate's function once, on the first event it applies to; one
+    that cannot be imported is not a crash of the decision but that gate's failure, each time."""
+    from hookgate.engine.lazy import Lazy
+
+    engine = Engine([gate("g", Lazy("hookgate.no_such_module:check"), may_block=True, fail_mode=fail_mode),
+                     gate("h", Lazy("hookgate.pipeline.stages:stage_reminder"))])
+    for _ in range(2):
+        decision = engine.evaluate(pre(file_path="a.md"), ctx)
+        assert decision.verdict.kind == kind and decision.failed == ("g",)
+        assert [gate_id for gate_id, _, _ in decision.ran] == ["g", "h"]
+    errors = [r["error"] for r in ctx.records if r["event"] == "gate_error"]
+    assert errors == ["ModuleNotFoundError: No module named 'hookgate.no_such_module'"] * 2
+
+
+@pytest.mark.parametrize("fail_mode, kind", [("open", "allow"), ("closed", "block")])
 def test_a_timeout_becomes_the_declared_fail_mode(ctx, fail_mode, kind):
     started = time.monotonic()
     engine = Engine([gate("slow", lambda e, c: time.sleep(5), timeout=0.2, may_block=True, fail_mode=fail_mode)])

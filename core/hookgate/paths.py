@@ -28,8 +28,15 @@ def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequen
         real = lexical
     forms = root_forms(tuple(roots))
     markers = _marker_parts(tuple(worktree_markers))
-    spellings = (_strip_worktree(_relative(absolute, forms).lower(), markers) for absolute in (lexical, real))
-    return tuple(dict.fromkeys(spellings))
+    spelled = _spelling(lexical, forms, markers)
+    return (spelled,) if real == lexical else tuple(dict.fromkeys((spelled, _spelling(real, forms, markers))))
+
+
+@lru_cache(maxsize=4096)
+def _spelling(absolute: str, forms: tuple[str, ...], markers: tuple[tuple[str, ...], ...]) -> str:
+    """How the rules name the place `absolute`: a pure function of its text, the root forms
+    and the worktree markers, so worked out once per place (the filesystem was asked before)."""
+    return _strip_worktree(_relative(absolute, forms).lower(), markers)
 
 
 def resolved_once(memo: dict[Any, Any], path: str) -> str:

@@ -20,6 +20,7 @@ shell gate refuses them), so one it slipped past the syntax gate is put back.
 
 import os
 import time
+from functools import lru_cache
 from typing import Callable, Iterable
 
 import msgspec
@@ -74,13 +75,19 @@ def relative_forms(path: str, root: str, cwd: str | None = None,
     lower-cased (the rules match case-insensitively). `resolve`: `resolved`, or a decision's
     `resolved_once`, so the ledger notes the place the rules judged."""
     joined = os.path.join(cwd or root, path)
+    return list(_below_root(os.path.normpath(joined), resolve(joined), root))
+
+
+@lru_cache(maxsize=4096)
+def _below_root(lexical: str, real: str, root: str) -> tuple[str, ...]:
+    """relative_forms once the filesystem has answered: a pure function of the three texts."""
     forms = []
-    for absolute in (os.path.normpath(joined), resolve(joined)):
+    for absolute in (lexical, real):
         for base in root_forms((root,)):
             rel = below(absolute, base)
             if rel is not None:
                 forms.append(rel.lower())
-    return list(dict.fromkeys(forms))
+    return tuple(dict.fromkeys(forms))
 
 
 class Ledger:

@@ -1,6 +1,6 @@
 """Run gates under deadlines without paying for a thread, or even a timer, per gate.
 
-On the main thread one SIGALRM timer serves a whole event (`event_deadlines`): it is armed once,
+On the main thread one SIGALRM timer serves a whole event (`EventScope`): it is armed once,
 for the deadline of the first gate, and each later gate only notes when its own deadline is. When
 the timer fires, the handler looks at the gate running now: past its deadline, it is interrupted
 (GateTimeout); not yet, the timer is set again for that gate's deadline. So the timer always
@@ -19,8 +19,7 @@ is abandoned, not killed, when it overruns; there its lock waits count.
 from __future__ import annotations
 
 import _thread
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 if TYPE_CHECKING:  # the C module has no stubs; it is `signal` without the enums
     import signal as _signal
@@ -71,7 +70,9 @@ class _Alarm:
         self.armed = at
         _signal.setitimer(_signal.ITIMER_REAL, max(seconds, 1e-6))
 
-    def run(self, fn: Callable[..., T], seconds: float, args: tuple[Any, ...]) -> T:
+    def run(self, fn: Callable[..., T], seconds: float | None, *args: Any) -> T:
+        if not seconds or seconds <= 0:
+            return fn(*args)
         outer = (self.deadline, self.seconds)  # a gate may run another under its own deadline
         now = waits.clock()
         deadline = now + seconds
@@ -100,29 +101,41 @@ def _alarm_here() -> _Alarm | None:
     return active[1] if active is not None and active[0] == _thread.get_ident() else None
 
 
-@contextmanager
-def event_deadlines() -> Iterator[None]:
-    """The scope of one event's gates: on the main thread, one timer for all of them (see the
-    module's docstring); nested scopes share the outer one."""
-    global _active
-    if not _HAS_ALARM or _active is not None:
-        yield
-        return
-    alarm = _Alarm()
-    try:
-        previous = _signal.signal(_signal.SIGALRM, alarm.on_alarm)
-    except ValueError:  # not the main thread: each gate gets a helper thread
-        yield
-        return
-    _active = (_thread.get_ident(), alarm)
-    try:
-        yield
-    finally:
+Bounded = Callable[..., Any]  # (fn, seconds, *args) -> fn(*args), cut at `seconds`
+
+
+class EventScope:
+    """The scope of one event's gates (`with EventScope() as bounded`): on the main thread, one
+    timer for all of them (see the module's docstring); nested scopes share the outer one.
+    `bounded(fn, seconds, *args)` runs a gate under its deadline in this scope (call_with_deadline,
+    without looking the scope up per gate). A class, not a generator: it is entered on every event."""
+
+    __slots__ = ("_alarm", "_previous")
+
+    def __enter__(self) -> Bounded:
+        global _active
+        self._alarm: _Alarm | None = None
+        if not _HAS_ALARM or _active is not None:
+            return call_with_deadline
+        alarm = _Alarm()
+        try:
+            self._previous = _signal.signal(_signal.SIGALRM, alarm.on_alarm)
+        except ValueError:  # not the main thread: each gate gets a helper thread
+            return call_with_deadline
+        _active = (_thread.get_ident(), alarm)
+        self._alarm = alarm
+        return alarm.run
+
+    def __exit__(self, *exc: object) -> None:
+        global _active
+        alarm = self._alarm
+        if alarm is None:
+            return
         _active = None
         alarm.deadline = None
         if alarm.armed is not None:
             _signal.setitimer(_signal.ITIMER_REAL, 0)
-        _signal.signal(_signal.SIGALRM, previous)
+        _signal.signal(_signal.SIGALRM, self._previous)
 
 
 def call_with_deadline(fn: Callable[..., T], seconds: float | None, *args: Any) -> T:
@@ -130,12 +143,12 @@ def call_with_deadline(fn: Callable[..., T], seconds: float | None, *args: Any) 
         return fn(*args)
     alarm = _alarm_here()
     if alarm is not None:
-        return alarm.run(fn, seconds, args)
+        return alarm.run(fn, seconds, *args)
     if _active is None:
-        with event_deadlines():  # a call outside any event's scope: a scope of its own
+        with EventScope():  # a call outside any event's scope: a scope of its own
             alarm = _alarm_here()
             if alarm is not None:
-                return alarm.run(fn, seconds, args)
+                return alarm.run(fn, seconds, *args)
     return _with_thread(fn, seconds, args)
 
 

@@ -4,15 +4,16 @@ and bounds become. Pure and synchronous: all reading and writing goes through th
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 import msgspec
 
 from ..model.events import Event, PermissionRequest, PreToolUse
 from ..model.verdicts import ALLOW, Allow, Ask, Block, Context as ContextVerdict, Modify, Refusal, Retry, Verdict, combine
 from .context import Context
-from .deadline import call_with_deadline, event_deadlines
+from .deadline import Bounded, EventScope
 from .gate import Gate, Observer
+from .lazy import Lazy
 from .matcher import Matcher, compile_matcher
 
 # Events whose answer reaches the model; a warning raised on any other event (a released Stop,
@@ -23,6 +24,8 @@ CONTEXT_REACHES_MODEL = frozenset(
 # Outputs that stop or interrupt the agent; only gates declared may_block may produce them.
 BLOCKING_KINDS = (Block, Retry, Ask)
 MAX_MATCHED = 512  # (event, tool) pairs an engine remembers the applying gates of
+T = TypeVar("T", Gate, Observer)
+Applying = tuple[tuple[T, Callable[..., Any]], ...]  # the gates (or observers) of an event, with their functions
 
 
 class Decision(msgspec.Struct, frozen=True, kw_only=True):
@@ -55,20 +58,23 @@ class Engine:
         for observer in observers:
             for name in observer.events:
                 self._observers[name].append((observer, compile_matcher(observer.matcher)))
-        # (event name, matched value) -> the gates and the observers that apply: matchers are pure
-        # functions of the value, and an engine's gates never change
-        self._matched: dict[tuple[str, str | None], tuple[tuple[Gate, ...], tuple[Observer, ...]]] = {}
+        # (event name, matched value) -> the gates and the observers that apply, each with its
+        # function (a Lazy one imported now, once): matchers are pure functions of the value, and
+        # an engine's gates never change
+        self._matched: dict[tuple[str, str | None], tuple[Applying[Gate], Applying[Observer]]] = {}
 
     def gates_for(self, event: Event) -> tuple[Gate, ...]:
-        return self._applying(event)[0]
+        return tuple(gate for gate, _ in self._applying(event)[0])
 
-    def _applying(self, event: Event) -> tuple[tuple[Gate, ...], tuple[Observer, ...]]:
+    def _applying(self, event: Event) -> tuple[Applying[Gate], Applying[Observer]]:
         key = (event.name, event.match_value)
         found = self._matched.get(key)
         if found is None:
             value = key[1]
-            found = (tuple(gate for gate, matches in self._by_event.get(event.name, ()) if matches(value)),
-                     tuple(observer for observer, matches in self._observers.get(event.name, ()) if matches(value)))
+            found = (tuple((gate, _function(gate.check)) for gate, matches in self._by_event.get(event.name, ())
+                           if matches(value)),
+                     tuple((observer, _function(observer.observe))
+                           for observer, matches in self._observers.get(event.name, ()) if matches(value)))
             if len(self._matched) >= MAX_MATCHED:
                 self._matched.clear()
             self._matched[key] = found
@@ -80,17 +86,18 @@ class Engine:
             notices = ctx.session.pop_notices()
             if notices:
                 verdicts.append(ContextVerdict(context="\n".join(notices)))
-        with event_deadlines():  # one timer for all the event's gates, each still bounded by its own
-            return self._decide(event, ctx, verdicts)
+        with EventScope() as bounded:  # one timer for all the event's gates, each still bounded by its own
+            return self._decide(event, ctx, verdicts, bounded)
 
-    def _decide(self, event: Event, ctx: Context, verdicts: list[Verdict]) -> Decision:
+    def _decide(self, event: Event, ctx: Context, verdicts: list[Verdict], bounded: Bounded) -> Decision:
         blocked: list[str] = []
         forced: list[str] = []
         failed: list[str] = []
         ran: list[tuple[str, str, str | None]] = []
         monitored: list[str] = []
-        for gate in self.gates_for(event):
-            verdict = self._run(gate, event, ctx, failed)
+        gates, observers = self._applying(event)
+        for gate, check in gates:
+            verdict = self._run(gate, check, event, ctx, failed, bounded)
             if verdict is ALLOW:  # most gates' answer: nothing to bound, record or fold in
                 ran.append((gate.id, "allow", None))
                 continue
@@ -110,17 +117,22 @@ class Engine:
             ran=tuple(ran), monitored=tuple(monitored),
         )
         if isinstance(event, PermissionRequest) and isinstance(decision.verdict, Modify):
-            decision = self._judge_rewrite(event, decision, ctx)
-        self._observe(event, decision, ctx)
+            decision = self._judge_rewrite(event, decision, ctx, bounded)
+        for observer, observe in observers:
+            try:
+                bounded(observe, 5.0, event, decision, ctx)
+            except Exception as exc:  # observers only record; their failure must not change anything
+                ctx.record("gate_error", gate=observer.id, error=f"{type(exc).__name__}: {exc}", fail_mode="open")
+                ctx.warn(f"hookgate: observer {observer.id} failed ({type(exc).__name__}: {exc})")
         return decision
 
-    def _judge_rewrite(self, event: PermissionRequest, decision: Decision, ctx: Context) -> Decision:
+    def _judge_rewrite(self, event: PermissionRequest, decision: Decision, ctx: Context, bounded: Bounded) -> Decision:
         """A permission answered with a rewrite runs the rewritten call without a PreToolUse of its
         own (Claude Code takes updatedInput as it is), so the PreToolUse gates judge it here: a
         policy's rewrite cannot carry a call past the rules the original had to pass."""
         assert isinstance(decision.verdict, Modify)
         rewritten = decision.verdict.updated_input
-        judged = self._decide(PreToolUse(**{**msgspec.structs.asdict(event), "tool_input": rewritten}), ctx, [])
+        judged = self._decide(PreToolUse(**{**msgspec.structs.asdict(event), "tool_input": rewritten}), ctx, [], bounded)
         if not judged.verdict.refuses and not isinstance(judged.verdict, Modify):
             judged = msgspec.structs.replace(judged, verdict=decision.verdict)
         return Decision(verdict=judged.verdict, blocked_by=decision.blocked_by + judged.blocked_by,
@@ -153,9 +165,10 @@ class Engine:
         ctx.warn(f"hookgate: {error}; allowing (no gate on {event_name or 'this event'} fails closed)")
         return Decision(verdict=ALLOW)
 
-    def _run(self, gate: Gate, event: Event, ctx: Context, failed: list[str]) -> Verdict:
+    def _run(self, gate: Gate, check: Callable[..., Verdict | None], event: Event, ctx: Context,
+             failed: list[str], bounded: Bounded) -> Verdict:
         try:
-            verdict = call_with_deadline(gate.check, gate.timeout, event, ctx)
+            verdict = bounded(check, gate.timeout, event, ctx)
             if verdict is None:
                 return ALLOW
             if not isinstance(verdict, Verdict):
@@ -193,14 +206,6 @@ class Engine:
             ctx.session.push_notice(warning)
         return ContextVerdict(context=warning, message=warning)
 
-    def _observe(self, event: Event, decision: Decision, ctx: Context) -> None:
-        for observer in self._applying(event)[1]:
-            try:
-                call_with_deadline(observer.observe, 5.0, event, decision, ctx)
-            except Exception as exc:  # observers only record; their failure must not change anything
-                ctx.record("gate_error", gate=observer.id, error=f"{type(exc).__name__}: {exc}", fail_mode="open")
-                ctx.warn(f"hookgate: observer {observer.id} failed ({type(exc).__name__}: {exc})")
-
 
 def _monitored(gate: Gate, verdict: Verdict, ctx: Context, monitored: list[str]) -> Verdict:
     """Monitor mode: the gate's refusal (or rewrite) is recorded, and the call goes ahead as asked;
@@ -212,3 +217,15 @@ def _monitored(gate: Gate, verdict: Verdict, ctx: Context, monitored: list[str])
         ctx.record("would_modify", gate=gate.id, kind=verdict.kind)
     context = verdict.context
     return ContextVerdict(context=context, message=verdict.message) if context else Allow(message=verdict.message)
+
+
+def _function(check: Callable[..., Any]) -> Callable[..., Any]:
+    """A gate's function itself: a Lazy one imported (on the first event it applies to). One that
+    cannot be imported stays the Lazy, whose every call raises the import's error where the
+    gate's failure is turned into its fail mode."""
+    if not isinstance(check, Lazy):
+        return check
+    try:
+        return check.resolve()
+    except Exception:
+        return check

@@ -39,9 +39,8 @@ def canonical_tool(name: str) -> str:
 
 def changed_path(event: "Event") -> str | None:
     """The file a Write/Edit/MultiEdit/NotebookEdit/Delete call changes, or None."""
-    from .events import ToolEvent
-
-    if not isinstance(event, ToolEvent) or (field := FILE_TOOLS.get(event.tool_name)) is None:
+    # only tool events have a tool_name (no import of events here: every file gate asks this)
+    if (field := FILE_TOOLS.get(getattr(event, "tool_name", None))) is None:  # type: ignore[arg-type]
         return None
-    value = event.tool_input.get(field)
+    value = event.tool_input.get(field)  # type: ignore[attr-defined]
     return value if isinstance(value, str) and value else None

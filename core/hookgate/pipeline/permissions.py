@@ -13,7 +13,7 @@ from ..model.tools import changed_path
 from ..model.verdicts import Block, Verdict
 from .agents import agent_type_of
 from .paths import event_readings, file_name
-from .rules import denial
+from .rules import denial, first_match
 
 _METRIC = {"Write": "file_write", "Delete": "file_delete"}
 
@@ -69,7 +69,8 @@ def _protected(rel: str, ctx: Context) -> str | None:
     pipeline = ctx.config.pipeline
     if not pipeline.protect.enabled:
         return None
-    return denial(RuleSet(rules=pipeline.protect.rules), rel, pipeline.paths, str(ctx.project.root))
+    rule = first_match(pipeline.protect.rules, rel, pipeline.paths, str(ctx.project.root))
+    return rule.reason if rule is not None and rule.deny is not None else None
 
 
 def rule_sets_for(pipeline: Pipeline, role: str, in_subagent: bool, agent_type: str | None) -> list[RuleSet]:

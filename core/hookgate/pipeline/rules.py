@@ -22,6 +22,7 @@ from . import globs
 
 Test = Callable[[str, str], bool]  # (the relative path, its last component) -> does the rule match
 MAX_COMPILED = 256  # rule lists x roots x environments kept; past it the cache starts over
+MAX_ANSWERS = 4096  # paths whose first matching rule a compiled rule list remembers
 
 
 def expand(patterns: Iterable[str], classes: Mapping[str, list[str]]) -> list[str]:
@@ -33,11 +34,17 @@ def expand(patterns: Iterable[str], classes: Mapping[str, list[str]]) -> list[st
 
 def first_match(rules: Sequence[PathRule], rel: str, classes: Mapping[str, list[str]],
                 root: str | None = None) -> PathRule | None:
+    tests, answers = _entry(rules, classes, root)
+    try:
+        return answers[rel]
+    except KeyError:
+        pass
     name = rel.rsplit("/", 1)[-1]
-    for rule, test in compiled(rules, classes, root):
-        if test(rel, name):
-            return rule
-    return None
+    found = next((rule for rule, test in tests if test(rel, name)), None)
+    if len(answers) >= MAX_ANSWERS:
+        answers.clear()
+    answers[rel] = found
+    return found
 
 
 def denial(rule_set: RuleSet, rel: str, classes: Mapping[str, list[str]], root: str | None = None) -> str | None:
@@ -49,10 +56,12 @@ def denial(rule_set: RuleSet, rel: str, classes: Mapping[str, list[str]], root: 
 
 
 # id(rules) -> (rules, classes, the environment names its patterns read, the same encoded); then
-# the compiled rules per (id(rules), id(classes), root, those names' values). The entries hold the
-# objects whose ids they are keyed on, so an id cannot be reused while its entry lives.
+# the compiled rules per (id(rules), id(classes), root, those names' values), with the first rule
+# each path judged so far matched: a pure function of the path once all the rest is fixed, so it
+# lives and dies with its entry. The entries hold the objects whose ids they are keyed on, so an
+# id cannot be reused while its entry lives.
 _names: dict[int, tuple[object, object, tuple[str, ...], tuple[bytes, ...]]] = {}
-_compiled: dict[tuple[object, ...], tuple[object, object, list[tuple[PathRule, Test]]]] = {}
+_compiled: dict[tuple[object, ...], tuple[object, object, list[tuple[PathRule, Test]], dict[str, PathRule | None]]] = {}
 
 
 def _environment(names: tuple[str, ...], encoded: tuple[bytes, ...]) -> tuple[object, ...]:
@@ -67,6 +76,11 @@ def _environment(names: tuple[str, ...], encoded: tuple[bytes, ...]) -> tuple[ob
 
 def compiled(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
              root: str | None) -> list[tuple[PathRule, Test]]:
+    return _entry(rules, classes, root)[0]
+
+
+def _entry(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
+           root: str | None) -> tuple[list[tuple[PathRule, Test]], dict[str, PathRule | None]]:
     known = _names.get(id(rules))
     if known is None or known[0] is not rules or known[1] is not classes:
         names = tuple(sorted({name for rule in rules for pattern in expand(rule.allow or rule.deny or [], classes)
@@ -79,8 +93,8 @@ def compiled(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
     if entry is None or entry[0] is not rules or entry[1] is not classes:
         if len(_compiled) >= MAX_COMPILED:
             _compiled.clear()
-        entry = _compiled[key] = (rules, classes, [(rule, rule_test(rule, classes, root)) for rule in rules])
-    return entry[2]
+        entry = _compiled[key] = (rules, classes, [(rule, rule_test(rule, classes, root)) for rule in rules], {})
+    return entry[2], entry[3]
 
 
 def rule_test(rule: PathRule, classes: Mapping[str, list[str]], root: str | None) -> Test:
