@@ -20,12 +20,13 @@ observers:
 from __future__ import annotations
 
 import re
-from functools import lru_cache, partial
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
 import msgspec
 
 from ..engine.gate import Gate, Observer
+from ..engine.lazy import Lazy
 from ..model.tools import BACKGROUND_TOOLS, FILE_TOOL_MATCHER, FILE_TOOLS
 
 if TYPE_CHECKING:
@@ -153,39 +154,6 @@ def _begin(event: "Event", decision: "Decision", ctx: "Context") -> None:
     begin(event, ctx, decision.verdict.refuses)
 
 
-def _note_write(event: "Event", decision: "Decision", ctx: "Context") -> None:
-    """A Write/Edit hookgate let through, while a role is active: no concurrent check reverts it."""
-    if decision.verdict.refuses or ctx.current_role() is None or not ctx.config.effect.enabled:
-        return
-    tool_input = getattr(event, "tool_input", {}) or {}
-    names = [tool_input.get(FILE_TOOLS[event.tool_name]), tool_input.get("moved_from")]  # type: ignore[attr-defined]
-    root = str(ctx.project.root)
-    from ..paths import resolved_once
-    from .ledger import open_write, relative_forms
-    from .store import store_for
-
-    resolve = partial(resolved_once, ctx.memo)
-    rels = sorted({rel for name in names if isinstance(name, str) and name
-                   for rel in relative_forms(name, root, event.cwd or root, resolve)})
-    if rels:
-        open_write(store_for(ctx.project.root), _call(event), rels)
-
-
-def _note_end(event: "Event", decision: "Decision", ctx: "Context") -> None:
-    if ctx.current_role() is None or not getattr(event, "tool_use_id", None):
-        return
-    from .ledger import close
-    from .store import store_for
-
-    close(store_for(ctx.project.root), _call(event))  # type: ignore[arg-type]
-
-
-def _call(event: "Event") -> str | None:
-    from .check import call_id
-
-    return call_id(event)
-
-
 GATES = (
     Gate(
         id="effect_snapshot",
@@ -213,10 +181,13 @@ GATES = (
 OBSERVERS = (
     Observer(id="effect_begin", events=("PreToolUse",), observe=_begin,
              description="a refused call's reading is dropped; an allowed one is noted as running"),
-    Observer(id="effect_ledger", events=("PreToolUse",), matcher=FILE_TOOL_MATCHER, observe=_note_write,
+    # in the ledger's module, imported on the first write judged (its imports at its top, not in
+    # each call: the observer runs on every Write, Edit and patch file)
+    Observer(id="effect_ledger", events=("PreToolUse",), matcher=FILE_TOOL_MATCHER,
+             observe=Lazy("hookgate.effect.ledger:note_write"),
              description="writes hookgate allowed, which no concurrent effect check reverts"),
     Observer(id="effect_ledger_end", events=("PostToolUse", "PostToolUseFailure"), matcher=FILE_TOOL_MATCHER,
-             observe=_note_end, description="the end of an allowed write"),
+             observe=Lazy("hookgate.effect.ledger:note_end"), description="the end of an allowed write"),
 )
 
 

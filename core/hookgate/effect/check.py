@@ -20,6 +20,7 @@ from ..model.verdicts import Block, Verdict
 from ..paths import below, resolved
 from ..store.locked import write_all
 from . import ledger
+from .ledger import call_id
 from .protection import Agent, Protection, agent_of, protection_for
 from .store import Store, StoreError, store_for
 from .tree import Dir, File, Index, Reading, Skip, file_sig, protected_paths, read
@@ -32,11 +33,6 @@ class Change(NamedTuple):
     kind: str  # "changed", "created", "deleted"
     rel: str
     before: File | None
-
-
-def call_id(event: Event) -> str | None:
-    call = getattr(event, "tool_use_id", None)
-    return f"{event.session_id}/{call}" if call else None
 
 
 def skip_for(ctx: Context) -> Skip:

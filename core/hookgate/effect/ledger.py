@@ -20,15 +20,21 @@ shell gate refuses them), so one it slipped past the syntax gate is put back.
 
 import os
 import time
-from functools import lru_cache
-from typing import Callable, Iterable
+from functools import lru_cache, partial
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import msgspec
 
-from ..paths import below, resolved, root_forms
+from ..model.tools import FILE_TOOLS
+from ..paths import below, resolved, resolved_once, root_forms
 from ..store import locked
 from .protection import Agent
 from .store import Store, store_for
+
+if TYPE_CHECKING:
+    from ..engine.context import Context
+    from ..engine.loop import Decision
+    from ..model.events import Event
 
 _MAX_BYTES = 512 * 1024
 
@@ -67,6 +73,34 @@ def open_call(store: Store, call: str, agent: Agent) -> None:
 
 def close(store: Store, call: str) -> None:
     _append(store, Entry(t=time.time_ns(), end=call))
+
+
+def call_id(event: "Event") -> str | None:
+    """What names a call in the ledger and the store: its session and its tool_use_id."""
+    call = getattr(event, "tool_use_id", None)
+    return f"{event.session_id}/{call}" if call else None
+
+
+def note_write(event: "Event", decision: "Decision", ctx: "Context") -> None:
+    """The effect_ledger observer: a Write/Edit hookgate let through, while a role is active, so
+    that no concurrent check reverts it."""
+    if decision.verdict.refuses or not ctx.config.effect.enabled or ctx.current_role() is None:
+        return
+    tool_input = getattr(event, "tool_input", None) or {}
+    names = [tool_input.get(FILE_TOOLS[event.tool_name]), tool_input.get("moved_from")]  # type: ignore[attr-defined]
+    root = str(ctx.project.root)
+    resolve = partial(resolved_once, ctx.memo)
+    rels = sorted({rel for name in names if isinstance(name, str) and name
+                   for rel in relative_forms(name, root, event.cwd or root, resolve)})
+    if rels:
+        open_write(store_for(ctx.project.root), call_id(event), rels)
+
+
+def note_end(event: "Event", decision: "Decision", ctx: "Context") -> None:
+    """The effect_ledger_end observer: the write's after-event came."""
+    call = call_id(event)
+    if call is not None and ctx.current_role() is not None:
+        close(store_for(ctx.project.root), call)
 
 
 def relative_forms(path: str, root: str, cwd: str | None = None,
