@@ -20,6 +20,7 @@ from typing import Callable
 import msgspec
 
 from hookgate.engine.context import Context
+from hookgate.engine.deadline import keep_timer
 from hookgate.hookcall import load_policy
 from hookgate.store.locked import RACY_SECONDS
 from hookgate_claude import dialect
@@ -70,7 +71,9 @@ def settled() -> None:
 
 
 def decider(root: Path, payload: dict) -> tuple[Callable[[], object], Callable[[], object]]:
-    """(one engine decision on the real store, one bare call with the same arguments)."""
+    """(one engine decision on the real store, one bare call with the same arguments), the
+    gates' timer handler installed for good, as the cores that decide event after event keep it."""
+    keep_timer()
     policy = load_policy(str(root), {"HOOKGATE_PROJECT_DIR": str(root)})
     (event,) = dialect.decode(msgspec.json.encode({"session_id": "bench", "cwd": str(root), **payload}))
     session = policy.project.session("bench")
@@ -91,10 +94,11 @@ def syscall_floor(root: Path, written: str, noted: bool) -> Callable[[], object]
     """The system calls a role-judged Write decision makes, in its order, with as little Python
     around them as will make them: what no engine written in Python can go below, measured beside
     the engine so that its cost above the floor shows. A decision looks at the notices, arms the
-    gates' timer, looks at the role file and its owner note, resolves the written path (its
-    folder opened and named by /proc, the name looked at), and an allowed write is noted in the
-    effect ledger under its lock; then the timer is disarmed: 16 calls for an allowed Write, 11
-    for a refused one (tests/test_bench_floor.py traces both and compares them call by call)."""
+    gates' timer (its handler stays installed, as in the long-running cores: deadline.keep_timer),
+    looks at the role file and its owner note, resolves the written path (its folder opened and
+    named by /proc, the name looked at), and an allowed write is noted in the effect ledger under
+    its lock; then the timer is disarmed: 13 calls for an allowed Write, 9 for a refused one
+    (tests/test_bench_floor.py traces both and compares them call by call)."""
     from hookgate.effect.store import store_for
 
     policy = load_policy(str(root), {"HOOKGATE_PROJECT_DIR": str(root)})
@@ -106,12 +110,8 @@ def syscall_floor(root: Path, written: str, noted: bool) -> Callable[[], object]
     fd = os.open(ledger, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)  # kept open, as hookgate keeps it
     line = b'{"t":0,"call":"bench/1","paths":["docs/notes.md"]}\n'
 
-    def on_alarm(signum: int, frame: object) -> None:
-        return None
-
     def decide() -> object:
         os.path.exists(notices)
-        previous = _signal.signal(_signal.SIGALRM, on_alarm)
         _signal.setitimer(_signal.ITIMER_REAL, 5.0)
         os.stat(role)
         os.stat(owner)
@@ -120,14 +120,13 @@ def syscall_floor(root: Path, written: str, noted: bool) -> Callable[[], object]
         os.close(opened)
         os.path.lexists(written)
         if noted:
-            os.getpid()
             os.stat(ledger)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             os.write(fd, line)
             fcntl.flock(fd, fcntl.LOCK_UN)
-        _signal.setitimer(_signal.ITIMER_REAL, 0)
-        return _signal.signal(_signal.SIGALRM, previous)
+        return _signal.setitimer(_signal.ITIMER_REAL, 0)
 
+    keep_timer()  # the handler an alarm would reach, installed once as for the engine's decisions
     return decide
 
 

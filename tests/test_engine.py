@@ -109,6 +109,71 @@ def test_one_timer_per_event_still_bounds_every_gate_by_its_own_timeout(ctx):
     assert signal.getsignal(signal.SIGALRM) is before  # and the caller's handler is back
 
 
+@pytest.fixture
+def kept_timer(monkeypatch):
+    """deadline.keep_timer for one test: the process's handler and kept alarm are put back after."""
+    import signal
+
+    from hookgate.engine import deadline
+
+    before = signal.getsignal(signal.SIGALRM)
+    monkeypatch.setattr(deadline, "_kept", None)
+    assert deadline.keep_timer()
+    yield deadline._kept[2]
+    signal.signal(signal.SIGALRM, before)
+
+
+def test_a_kept_timer_bounds_every_gate_and_is_left_installed_and_disarmed(ctx, kept_timer):
+    """The RPC core and a warm fork keep the gates' handler installed: an event only arms and
+    disarms the timer, event after event, and a gate past its timeout is still cut."""
+    import signal
+
+    engine = Engine([gate("d-overruns", lambda e, c: time.sleep(5), timeout=0.2, priority=1, may_block=True,
+                          fail_mode="closed"),
+                     gate("e-after-it", lambda e, c: time.sleep(0.25), timeout=0.3, priority=2)])
+    for _ in range(2):
+        started = time.monotonic()
+        decision = engine.evaluate(pre(), ctx)
+        assert time.monotonic() - started < 2
+        assert decision.failed == ("d-overruns",)
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        assert signal.getsignal(signal.SIGALRM) is kept_timer
+
+
+def test_a_handler_installed_over_the_kept_one_is_noticed_and_left_in_place(ctx, kept_timer):
+    import signal
+
+    def theirs(signum, frame):
+        raise AssertionError("the gates' alarm reached the program's own handler")
+
+    signal.signal(signal.SIGALRM, theirs)
+    engine = Engine([gate("slow", lambda e, c: time.sleep(5), timeout=0.2, may_block=True, fail_mode="closed")])
+    started = time.monotonic()
+    assert engine.evaluate(pre(), ctx).verdict.kind == "block"
+    assert time.monotonic() - started < 2
+    assert signal.getsignal(signal.SIGALRM) is theirs
+
+
+def test_a_fork_does_not_take_its_parents_timer_for_armed(ctx, kept_timer):
+    """A fork inherits the handler and the kept alarm's notes, not the timer: a gate in the fork
+    is still cut at its own deadline, though the parent's timer was armed to fire before it."""
+    import os
+
+    from hookgate.engine import deadline
+
+    engine = Engine([gate("slow", lambda e, c: time.sleep(5), timeout=0.3, may_block=True, fail_mode="closed")])
+    with deadline.EventScope() as bounded:
+        bounded(lambda: None, 0.1)  # the timer is armed (for 0.1 s from now) in here
+        deadline._kept[1].armed = deadline.waits.clock() + 0.1  # and noted as armed, as within a gate
+        pid = os.fork()
+        if pid == 0:  # the fork: an event of its own, its gate past its timeout
+            started = time.monotonic()
+            engine.evaluate(pre(), ctx)
+            os._exit(0 if time.monotonic() - started < 2 else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
 def test_a_gate_running_another_under_a_deadline_keeps_both_bounds(ctx):
     from hookgate.engine.deadline import GateTimeout, call_with_deadline
 

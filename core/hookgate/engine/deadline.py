@@ -19,6 +19,7 @@ is abandoned, not killed, when it overruns; there its lock waits count.
 from __future__ import annotations
 
 import _thread
+import os
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 if TYPE_CHECKING:  # the C module has no stubs; it is `signal` without the enums
@@ -103,6 +104,41 @@ def _alarm_here() -> _Alarm | None:
 
 Bounded = Callable[..., Any]  # (fn, seconds, *args) -> fn(*args), cut at `seconds`
 
+# A process that decides event after event on its main thread keeps one alarm whose handler stays
+# installed (`keep_timer`): (that thread's id, the alarm, its handler as installed)
+_kept: tuple[int, _Alarm, Callable[[int, Any], None]] | None = None
+_SWAPPED = object()  # EventScope._previous of a scope that did not install a handler of its own
+
+
+def keep_timer() -> bool:
+    """Install the kept alarm's handler for good, so that an event's scope only arms and disarms
+    the timer: two system calls instead of four (swapping the handler in and out). For the
+    processes that decide many events, or decide once the caller waits (the RPC core, a warm
+    core's fork); an embedding program's own SIGALRM handler is left alone otherwise. A handler
+    installed over it later is noticed, and the scopes swap theirs in again. False off the main
+    thread."""
+    global _kept
+    if not _HAS_ALARM:
+        return False
+    kept = _kept
+    if kept is None:
+        alarm = _Alarm()
+        kept = (_thread.get_ident(), alarm, alarm.on_alarm)
+    try:
+        _signal.signal(_signal.SIGALRM, kept[2])
+    except ValueError:
+        return False
+    if _kept is None:
+        os.register_at_fork(after_in_child=_timer_not_inherited)
+    _kept = kept
+    return True
+
+
+def _timer_not_inherited() -> None:
+    """A fork starts with no timer armed (the handler is inherited; the timer is not)."""
+    if _kept is not None:
+        _kept[1].armed = None
+
 
 class EventScope:
     """The scope of one event's gates (`with EventScope() as bounded`): on the main thread, one
@@ -117,11 +153,15 @@ class EventScope:
         self._alarm: _Alarm | None = None
         if not _HAS_ALARM or _active is not None:
             return call_with_deadline
-        alarm = _Alarm()
-        try:
-            self._previous = _signal.signal(_signal.SIGALRM, alarm.on_alarm)
-        except ValueError:  # not the main thread: each gate gets a helper thread
-            return call_with_deadline
+        kept = _kept
+        if kept is not None and kept[0] == _thread.get_ident() and _signal.getsignal(_signal.SIGALRM) is kept[2]:
+            alarm, self._previous = kept[1], _SWAPPED
+        else:
+            alarm = _Alarm()
+            try:
+                self._previous = _signal.signal(_signal.SIGALRM, alarm.on_alarm)
+            except ValueError:  # not the main thread: each gate gets a helper thread
+                return call_with_deadline
         _active = (_thread.get_ident(), alarm)
         self._alarm = alarm
         return alarm.run
@@ -134,8 +174,10 @@ class EventScope:
         _active = None
         alarm.deadline = None
         if alarm.armed is not None:
+            alarm.armed = None
             _signal.setitimer(_signal.ITIMER_REAL, 0)
-        _signal.signal(_signal.SIGALRM, self._previous)
+        if self._previous is not _SWAPPED:
+            _signal.signal(_signal.SIGALRM, self._previous)
 
 
 def call_with_deadline(fn: Callable[..., T], seconds: float | None, *args: Any) -> T:

@@ -39,6 +39,7 @@ from typing import Any, Callable
 import msgspec
 
 from .. import __version__
+from ..engine.deadline import keep_timer
 from ..errors import PayloadError
 from ..formats.apply_patch import PatchError, tool_calls
 from ..hookcall import Policy, judge
@@ -82,6 +83,7 @@ class Server:
         self._unwritten: list[Callable[[], None]] = []  # the records of the calls just answered
 
     def serve(self) -> int:
+        keep_timer()  # every decision is made on this thread: the gates' timer handler stays installed
         stop_watching, watching = threading.Event(), threading.Event()
         if self._watch_set:
             threading.Thread(target=self._watch, args=(stop_watching, watching), name="hookgate-reload", daemon=True).start()

@@ -94,11 +94,21 @@ def append(path: Path, data: bytes) -> None:
 # it: a fork shares the parent's open file, and with it the parent's lock, so it opens its own.
 _appenders: dict[str, tuple[int, int, int, int]] = {}
 _MAX_APPENDERS = 16
+# this process's id, kept up to date across forks instead of asked on every append (a system call)
+_pid = os.getpid()
+
+
+def _forked() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def _appender(path: str) -> int:
     kept = _appenders.get(path)
-    pid = os.getpid()
+    pid = _pid
     if kept is not None:
         fd, opener, dev, ino = kept
         if opener == pid:

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, Mapping, cast
 
 from ..effect import feed
+from ..engine.deadline import keep_timer
 from ..runtimes import PACKAGES
 from .. import client
 
@@ -375,7 +376,8 @@ class orphan_watch:
 
     def __exit__(self, *exc: object) -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        # the gates' handler in place of this one: the call's decision then need not swap it in and out
+        keep_timer()
 
 
 def take_environment(env: dict[bytes, bytes]) -> None:
