@@ -107,7 +107,6 @@ Bounded = Callable[..., Any]  # (fn, seconds, *args) -> fn(*args), cut at `secon
 # A process that decides event after event on its main thread keeps one alarm whose handler stays
 # installed (`keep_timer`): (that thread's id, the alarm, its handler as installed)
 _kept: tuple[int, _Alarm, Callable[[int, Any], None]] | None = None
-_SWAPPED = object()  # EventScope._previous of a scope that did not install a handler of its own
 
 
 def keep_timer() -> bool:
@@ -146,7 +145,7 @@ class EventScope:
     `bounded(fn, seconds, *args)` runs a gate under its deadline in this scope (call_with_deadline,
     without looking the scope up per gate). A class, not a generator: it is entered on every event."""
 
-    __slots__ = ("_alarm", "_previous")
+    __slots__ = ("_alarm", "_previous", "_swapped")
 
     def __enter__(self) -> Bounded:
         global _active
@@ -155,9 +154,9 @@ class EventScope:
             return call_with_deadline
         kept = _kept
         if kept is not None and kept[0] == _thread.get_ident() and _signal.getsignal(_signal.SIGALRM) is kept[2]:
-            alarm, self._previous = kept[1], _SWAPPED
+            alarm, self._swapped = kept[1], False
         else:
-            alarm = _Alarm()
+            alarm, self._swapped = _Alarm(), True
             try:
                 self._previous = _signal.signal(_signal.SIGALRM, alarm.on_alarm)
             except ValueError:  # not the main thread: each gate gets a helper thread
@@ -176,7 +175,7 @@ class EventScope:
         if alarm.armed is not None:
             alarm.armed = None
             _signal.setitimer(_signal.ITIMER_REAL, 0)
-        if self._previous is not _SWAPPED:
+        if self._swapped:  # the handler this scope put in place of the program's
             _signal.signal(_signal.SIGALRM, self._previous)
 
 
