@@ -3,6 +3,7 @@ hookgate is the regular install). Prints one JSON object.
 
     python benchmarks/inprocess.py engine       decisions per second vs bare calls per second
     python benchmarks/inprocess.py completion   a Stop decision with a 1,000,000-line session log vs an empty one
+    python benchmarks/inprocess.py pause        an allowed Write after a pause vs right after another
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from hookgate_claude import dialect
 
 ROUNDS = 7
 ROUND_SECONDS = 0.4
+PAUSE_SECONDS = 0.033  # about a process spawn: what a call finds the OpenCode core after, in the benchmark
+PAUSED_CALLS = 200
 LOG_LINES = 1_000_000
 ALLOWED, DENIED = "PreToolUse Write, allowed", "PreToolUse Write, denied"
 FLOORS = {ALLOWED: "its system calls alone, allowed", DENIED: "its system calls alone, denied"}
@@ -175,5 +178,27 @@ def completion() -> dict[str, object]:
     return {"rounds": rates, "log_bytes": log_bytes, "baseline": "empty log", "long": long_log}
 
 
+def pause() -> dict[str, object]:
+    """The same allowed Write decided right after a pause (the process slept, as the OpenCode core
+    waits for its next call) and at once after that, pair by pair: what a pause costs a decision
+    on this machine, which bounds a call after a spawn (README, "After a pause")."""
+    with tempfile.TemporaryDirectory(prefix="hookgate-bench-") as tmp:
+        root = Path(tmp)
+        project(root)
+        allowed, _ = decider(root, {"hook_event_name": "PreToolUse", "tool_name": "Write",
+                                    "tool_input": {"file_path": str(root / "docs/notes.md"), "content": "x"}})
+        allowed()
+        settled()
+        after_pause: list[float] = []
+        at_once: list[float] = []
+        for _ in range(PAUSED_CALLS):
+            time.sleep(PAUSE_SECONDS)
+            for times in (after_pause, at_once):
+                started = time.perf_counter()
+                allowed()
+                times.append(time.perf_counter() - started)
+    return {"after_pause_s": after_pause, "at_once_s": at_once, "pause_s": PAUSE_SECONDS}
+
+
 if __name__ == "__main__":
-    print(json.dumps({"engine": engine, "completion": completion}[sys.argv[1]]()))
+    print(json.dumps({"engine": engine, "completion": completion, "pause": pause}[sys.argv[1]]()))

@@ -479,7 +479,7 @@ def rate_text(rates: list[float]) -> str:
     return f"{median:10,.0f}/s [{low:,.0f}-{high:,.0f}]"
 
 
-def engine_lines(engine: dict, completion: dict | None = None) -> list[str]:
+def engine_lines(engine: dict, completion: dict | None = None, pause: dict | None = None) -> list[str]:
     lines = ["", f"in-process decisions per second, median of interleaved rounds [min-max] (>= {MIN_DECISIONS_PER_SECOND:,}/s)"]
     rounds = engine["rounds"]
     floors = engine["floors"]  # decision -> the row of its system calls alone
@@ -495,6 +495,11 @@ def engine_lines(engine: dict, completion: dict | None = None) -> list[str]:
                      f"{ratio_text(paired(rounds[floor], rounds[name]), 10)}")
     for name, rates in (completion or {}).get("rounds", {}).items():
         lines.append(f"  {'Stop (completion gate), ' + name:<44} {rate_text(rates)}")
+    if pause:
+        cold, hot = pause["after_pause_s"], pause["at_once_s"]
+        label = f"allowed Write after a {pause['pause_s'] * 1000:g} ms pause / the next"
+        lines.append(f"  {label:<44} {ratio_text(paired(cold, hot), 10)}  ({statistics.median(cold) * 1e6:.0f} vs "
+                     f"{statistics.median(hot) * 1e6:.0f} us, {len(cold)} pairs)")
     return lines
 
 
@@ -519,7 +524,7 @@ def opencode_lines(opencode: dict) -> list[str]:
 def report(results: dict[str, object], rounds: int) -> list[str]:
     completion = results["completion"]
     lines = stdin_lines(results["stdin_hook"], {"session-length cost (1M-line log / empty)": session_length_cost(completion)})
-    lines += engine_lines(results["engine"], completion)
+    lines += engine_lines(results["engine"], completion, results["pause"])
     lines += effect_lines(results["effect_check"])
     lines += opencode_lines(results["opencode_hook"])
     otel = results["otel"]
@@ -559,7 +564,7 @@ def main() -> int:
 def run_sections(ns: argparse.Namespace, python: Path) -> int:
     if ns.only:  # a partial run, printed only (latest.json is the full run's)
         lines = {"stdin": lambda: stdin_lines(stdin_hook(python, ns.rounds)),
-                 "engine": lambda: engine_lines(inprocess(python, "engine")),
+                 "engine": lambda: engine_lines(inprocess(python, "engine"), None, inprocess(python, "pause")),
                  "effect": lambda: effect_lines(effect_check(python, ns.rounds, ns.opencode_calls)),
                  "opencode": lambda: opencode_lines(opencode_hook(python, ns.opencode_calls))}[ns.only]()
         print("\n".join(lines) + f"\nload average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -568,6 +573,7 @@ def run_sections(ns: argparse.Namespace, python: Path) -> int:
         "stdin_hook": stdin_hook(python, ns.rounds),
         "engine": inprocess(python, "engine"),
         "completion": inprocess(python, "completion"),
+        "pause": inprocess(python, "pause"),
         "opencode_hook": opencode_hook(python, ns.opencode_calls),
         "effect_check": effect_check(python, max(5, ns.rounds // 4), ns.opencode_calls),
         "otel": json.loads(subprocess.run([str(python), str(ROOT / "benchmarks" / "otel_bench.py")], capture_output=True,

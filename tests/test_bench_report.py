@@ -69,6 +69,13 @@ def test_engine_rows_print_their_spread_and_only_the_role_judged_writes_meet_a_t
     assert line(lines, "Write, denied / its calls alone").endswith("2.00x [2.00-2.00]")
 
 
+def test_the_pause_row_is_each_decision_after_a_pause_over_the_one_right_after_it() -> None:
+    # pairs (cold, hot) in seconds: ratios 4, 2 and 5; medians 400 and 100 us
+    pause = {"after_pause_s": [400e-6, 200e-6, 500e-6], "at_once_s": [100e-6, 100e-6, 100e-6], "pause_s": 0.033}
+    lines = run.engine_lines({"rounds": {"bare call": [1.0]}, "floors": {}}, None, pause)
+    assert line(lines, "allowed Write after a 33 ms pause / the next").endswith(
+        "4.00x [2.00-5.00]  (400 vs 100 us, 3 pairs)")
+
 
 def test_the_opencode_effect_row_is_judged_on_its_p50_and_its_pairs_ratio_printed_beside_it() -> None:
     on, off = [1.0, 3.0, 2.0, 4.0], [0.5, 1.0, 2.0, 4.0]  # ms per pair, the projects taking turns
