@@ -13,7 +13,7 @@ from ..model.tools import changed_path
 from ..model.verdicts import Block, Verdict
 from .agents import agent_type_of
 from .paths import event_readings, file_name
-from .rules import denial, first_match
+from .rules import denial
 
 _METRIC = {"Write": "file_write", "Delete": "file_delete"}
 
@@ -49,7 +49,7 @@ def write_denial(path: str, event: Event, role: str, ctx: Context) -> str | None
         if reason:
             return reason
         for rule_set in rule_sets:
-            reason = denial(rule_set, rel, pipeline.paths)
+            reason = denial(rule_set.rules, rel, pipeline.paths, otherwise=rule_set.otherwise)
             if reason:
                 return reason
     return None
@@ -69,8 +69,7 @@ def _protected(rel: str, ctx: Context) -> str | None:
     pipeline = ctx.config.pipeline
     if not pipeline.protect.enabled:
         return None
-    rule = first_match(pipeline.protect.rules, rel, pipeline.paths, str(ctx.project.root))
-    return rule.reason if rule is not None and rule.deny is not None else None
+    return denial(pipeline.protect.rules, rel, pipeline.paths, str(ctx.project.root))
 
 
 def rule_sets_for(pipeline: Pipeline, role: str, in_subagent: bool, agent_type: str | None) -> list[RuleSet]:

@@ -16,7 +16,7 @@ import re
 from fnmatch import translate
 from typing import Callable, Iterable, Mapping, Sequence
 
-from ..config.schema import PathRule, Pipeline, RuleSet
+from ..config.schema import PathRule, Pipeline
 from ..paths import anchor_names, root_relative_pattern
 from . import globs
 
@@ -47,11 +47,13 @@ def first_match(rules: Sequence[PathRule], rel: str, classes: Mapping[str, list[
     return found
 
 
-def denial(rule_set: RuleSet, rel: str, classes: Mapping[str, list[str]], root: str | None = None) -> str | None:
-    """The deny reason for `rel` under `rule_set`, or None when it is allowed."""
-    rule = first_match(rule_set.rules, rel, classes, root)
+def denial(rules: Sequence[PathRule], rel: str, classes: Mapping[str, list[str]], root: str | None = None,
+           otherwise: str | None = None) -> str | None:
+    """The deny reason for `rel` under `rules` (a rule set's, with its `otherwise` for a path no rule
+    matches), or None when it is allowed."""
+    rule = first_match(rules, rel, classes, root)
     if rule is None:
-        return rule_set.otherwise
+        return otherwise
     return rule.reason if rule.deny is not None else None
 
 
