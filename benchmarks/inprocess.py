@@ -12,6 +12,7 @@ import _signal
 import fcntl
 import json
 import os
+import select
 import sys
 import tempfile
 import time
@@ -23,6 +24,7 @@ import msgspec
 from hookgate.engine.context import Context
 from hookgate.engine.deadline import keep_timer
 from hookgate.hookcall import load_policy
+from hookgate.store.kept import keep_answers
 from hookgate.store.locked import RACY_SECONDS
 from hookgate_claude import dialect
 
@@ -75,8 +77,10 @@ def settled() -> None:
 
 def decider(root: Path, payload: dict) -> tuple[Callable[[], object], Callable[[], object]]:
     """(one engine decision on the real store, one bare call with the same arguments), the
-    gates' timer handler installed for good, as the cores that decide event after event keep it."""
+    gates' timer handler installed for good and the filesystem's answers kept, as the cores that
+    decide event after event keep them."""
     keep_timer()
+    keep_answers()
     policy = load_policy(str(root), {"HOOKGATE_PROJECT_DIR": str(root)})
     (event,) = dialect.decode(msgspec.json.encode({"session_id": "bench", "cwd": str(root), **payload}))
     session = policy.project.session("bench")
@@ -93,37 +97,34 @@ def decider(root: Path, payload: dict) -> tuple[Callable[[], object], Callable[[
     return decide, bare
 
 
-def syscall_floor(root: Path, written: str, noted: bool) -> Callable[[], object]:
+def syscall_floor(root: Path, noted: bool) -> Callable[[], object]:
     """The system calls a role-judged Write decision makes, in its order, with as little Python
     around them as will make them: what no engine written in Python can go below, measured beside
-    the engine so that its cost above the floor shows. A decision looks at the notices, arms the
-    gates' timer (its handler stays installed, as in the long-running cores: deadline.keep_timer),
-    looks at the role file and its owner note, resolves the written path (its folder opened and
-    named by /proc, the name looked at), and an allowed write is noted in the effect ledger under
-    its lock; then the timer is disarmed: 13 calls for an allowed Write, 9 for a refused one
-    (tests/test_bench_floor.py traces both and compares them call by call)."""
+    the engine so that its cost above the floor shows. The filesystem's answers are kept across
+    decisions (store/kept.py), so each look asks the kernel only whether anything changed (a poll
+    of its change queue). A decision looks for notices, arms the gates' timer (its handler stays
+    installed, as in the long-running cores: deadline.keep_timer), looks at the role file, its
+    owner note and the written path, and an allowed write is noted in the effect ledger (the
+    ledger's file looked at) under its lock; then the timer is disarmed: 10 calls for an allowed
+    Write, 6 for a refused one (tests/test_bench_floor.py traces both and compares them call by
+    call)."""
     from hookgate.effect.store import store_for
 
-    policy = load_policy(str(root), {"HOOKGATE_PROJECT_DIR": str(root)})
-    session = policy.project.session("bench")
-    notices, role, owner = str(session.notices_path), str(policy.project.role_path), policy.project.role_owner_path
-    folder = os.path.dirname(written)
     ledger = str(store_for(root).ledger_path)
     os.makedirs(os.path.dirname(ledger), exist_ok=True)
     fd = os.open(ledger, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)  # kept open, as hookgate keeps it
     line = b'{"t":0,"call":"bench/1","paths":["docs/notes.md"]}\n'
+    changes, _ = os.pipe()  # an empty queue, polled as hookgate polls its inotify queue
+    queue = select.poll()
+    queue.register(changes, select.POLLIN)
 
     def decide() -> object:
-        os.path.exists(notices)
+        queue.poll(0)
         _signal.setitimer(_signal.ITIMER_REAL, 5.0)
-        os.stat(role)
-        os.stat(owner)
-        opened = os.open(folder, os.O_PATH | os.O_DIRECTORY)
-        os.readlink(f"/proc/self/fd/{opened}")
-        os.close(opened)
-        os.path.lexists(written)
+        for _ in range(3):  # the role file, its owner note, the written path
+            queue.poll(0)
         if noted:
-            os.stat(ledger)
+            queue.poll(0)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             os.write(fd, line)
             fcntl.flock(fd, fcntl.LOCK_UN)
@@ -148,8 +149,7 @@ def engine() -> dict[str, object]:
         settled()
         rates = interleaved({"bare call": bare, "PreToolUse Glob, no gate applies": unmatched,
                              ALLOWED: allowed, DENIED: denied,
-                             **{FLOORS[name]: syscall_floor(root, path, noted=name == ALLOWED)
-                                for name, path in ((ALLOWED, allowed_path), (DENIED, refused_path))}})
+                             **{FLOORS[name]: syscall_floor(root, noted=name == ALLOWED) for name in (ALLOWED, DENIED)}})
     return {"rounds": rates, "floors": FLOORS}
 
 

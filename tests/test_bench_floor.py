@@ -24,7 +24,7 @@ for written, noted in (("docs/notes.md", True), ("src/player.gd", False)):
     path = str(root / written)
     decide, _ = inprocess.decider(root, {"hook_event_name": "PreToolUse", "tool_name": "Write",
                                          "tool_input": {"file_path": path, "content": "x"}})
-    floor = inprocess.syscall_floor(root, path, noted)
+    floor = inprocess.syscall_floor(root, noted)
     decide()  # the session's first decision notes the role's owner, as the bench's does
     inprocess.settled()
     for name, fn in (("hookgate", decide), ("floor", floor)):

@@ -1,7 +1,9 @@
 """What a decision caches (the rule lists compiled per config, root and environment in
-pipeline/rules.py; the engine per set of gates in engine_builder.py) never outlives what it was
-built from: a config, role, policy or environment change between two calls of one process (the
-in-process engine, a warm core's fork) is seen by the second call."""
+pipeline/rules.py; the engine per set of gates in engine_builder.py; the filesystem's answers a
+long-running core keeps, store/kept.py) never outlives what it was built from: a config, role,
+policy, filesystem or environment change between two calls of one process (the in-process
+engine, a warm core's fork, the OpenCode core) is seen by the second call. Every test runs twice:
+in a process that asks the filesystem on every decision, and in one that keeps its answers."""
 
 from __future__ import annotations
 
@@ -9,11 +11,13 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 from hookgate.config.cache import RACY_SECONDS
 from hookgate.hookcall import handle
+from hookgate.store import kept
 from hookgate_claude import dialect
 
 
@@ -24,6 +28,17 @@ def decide(root: Path, path: str) -> str | None:
     answer = handle(dialect, raw, {**os.environ, "HOOKGATE_PROJECT_DIR": str(root)})
     specific = json.loads(answer.stdout or b"{}").get("hookSpecificOutput", {})
     return specific.get("permissionDecisionReason") if specific.get("permissionDecision") == "deny" else None
+
+
+@pytest.fixture(autouse=True, params=["asked every time", "answers kept"])
+def answers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The process keeps the filesystem's answers across decisions (as the OpenCode core does), or not."""
+    monkeypatch.setattr(kept, "_kept", None)
+    if request.param == "answers kept":
+        assert kept.keep_answers() is not None, "no inotify here"
+    yield
+    if kept.current() is not None:
+        kept.current().close()
 
 
 @pytest.fixture
@@ -367,21 +382,29 @@ def test_a_role_dropped_as_stale_is_gone_for_the_rest_of_the_session_start(root:
 
 
 def test_a_decision_resolves_a_path_once_and_the_ledger_notes_the_place_the_rules_judged(root: Path) -> None:
-    """hookgate.paths.resolved_once: the permission check and the effect ledger of one decision
-    share one resolution of a Write's path; a folder swapped for a link afterwards changes what
-    the next decision resolves, not what this one noted."""
+    """Context.resolved: the permission check and the effect ledger of one decision share one
+    resolution of a Write's path; a folder swapped for a link afterwards changes what the next
+    decision resolves, not what this one noted."""
     from hookgate.effect.ledger import relative_forms
-    from hookgate.paths import resolved, resolved_once
+    from hookgate.engine.context import Context
+    from hookgate.hookcall import load_policy
+    from hookgate.paths import resolved
+
+    policy = load_policy(str(root), {**os.environ, "HOOKGATE_PROJECT_DIR": str(root)})
+
+    def decision() -> Context:
+        return Context(project=policy.project, session=policy.project.session("s"), config=policy.config)
 
     (root / "docs" / "notes").mkdir(parents=True)
     (root / "e2e").mkdir()
     target = str(root / "docs" / "notes" / "plan.md")
-    memo: dict[object, object] = {}
-    assert resolved_once(memo, target) == resolved(target)
+    ctx = decision()
+    assert ctx.resolved(target) == resolved(target) == target
+    assert decision().resolved(target) == target  # kept, where the process keeps answers
     (root / "docs" / "notes").rmdir()
     (root / "docs" / "notes").symlink_to(root / "e2e")
-    assert resolved_once(memo, target) == str(root.resolve() / "docs" / "notes" / "plan.md")
-    assert resolved_once({}, target) == str(root.resolve() / "e2e" / "plan.md")
-    shared = relative_forms(target, str(root), str(root), lambda path: resolved_once(memo, path))
+    assert ctx.resolved(target) == target  # this decision's own look
+    assert decision().resolved(target) == str(root.resolve() / "e2e" / "plan.md")
+    shared = relative_forms(target, str(root), str(root), ctx.resolved)
     assert shared == ["docs/notes/plan.md"]
     assert relative_forms(target, str(root), str(root)) == ["docs/notes/plan.md", "e2e/plan.md"]

@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 from fnmatch import fnmatchcase
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 
 def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequence[str] = (),
              resolve: Callable[[str], str] | None = None) -> tuple[str, ...]:
     """The distinct project-relative spellings of `path` (absolute when it lands outside).
-    `resolve`: `resolved`, or one that remembers it for a decision (`resolved_once`)."""
+    `resolve`: `resolved`, or one that remembers it for a decision (`Context.resolved`)."""
     if "\x00" in path:
         raise ValueError("path contains a NUL byte")
     joined = os.path.join(cwd, path)
@@ -37,17 +37,6 @@ def _spelling(absolute: str, forms: tuple[str, ...], markers: tuple[tuple[str, .
     """How the rules name the place `absolute`: a pure function of its text, the root forms
     and the worktree markers, so worked out once per place (the filesystem was asked before)."""
     return _strip_worktree(_relative(absolute, forms).lower(), markers)
-
-
-def resolved_once(memo: dict[Any, Any], path: str) -> str:
-    """`resolved(path)`, worked out once per `memo` (a decision's: Context.memo). Every gate and
-    observer of one decision then judges and notes the same place for a path, and pays for the
-    kernel's answer once (the permission check and the effect ledger both resolve a Write's path)."""
-    key = ("resolved", path)
-    found: str | None = memo.get(key)
-    if found is None:
-        found = memo[key] = resolved(path)
-    return found
 
 
 _PROC_FD = "/proc/self/fd/" if os.path.isdir("/proc/self/fd") else None

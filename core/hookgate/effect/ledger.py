@@ -20,13 +20,13 @@ shell gate refuses them), so one it slipped past the syntax gate is put back.
 
 import os
 import time
-from functools import lru_cache, partial
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Iterable
 
 import msgspec
 
 from ..model.tools import FILE_TOOLS
-from ..paths import below, resolved, resolved_once, root_forms
+from ..paths import below, resolved, root_forms
 from ..store import locked
 from .protection import Agent
 from .store import Store, store_for
@@ -89,9 +89,8 @@ def note_write(event: "Event", decision: "Decision", ctx: "Context") -> None:
     tool_input = getattr(event, "tool_input", None) or {}
     names = [tool_input.get(FILE_TOOLS[event.tool_name]), tool_input.get("moved_from")]  # type: ignore[attr-defined]
     root = str(ctx.project.root)
-    resolve = partial(resolved_once, ctx.memo)
     rels = sorted({rel for name in names if isinstance(name, str) and name
-                   for rel in relative_forms(name, root, event.cwd or root, resolve)})
+                   for rel in relative_forms(name, root, event.cwd or root, ctx.resolved)})
     if rels:
         open_write(store_for(ctx.project.root), call_id(event), rels)
 
@@ -107,7 +106,7 @@ def relative_forms(path: str, root: str, cwd: str | None = None,
                    resolve: Callable[[str], str] = resolved) -> list[str]:
     """A written path as the scan names files: project-relative, as named and as resolved,
     lower-cased (the rules match case-insensitively). `resolve`: `resolved`, or a decision's
-    `resolved_once`, so the ledger notes the place the rules judged."""
+    `Context.resolved`, so the ledger notes the place the rules judged."""
     joined = os.path.join(cwd or root, path)
     return list(_below_root(os.path.normpath(joined), resolve(joined), root))
 

@@ -4,14 +4,18 @@ they note records here and the edge appends them after the verdict, in one locke
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
+
+from ..paths import resolved
+from ..store import kept
 
 if TYPE_CHECKING:
     from ..config.schema import Config
     from ..store.project import Project
 
 T = TypeVar("T")
-_ROLE = ("role",)  # Context.memo's key of the decision's look at the role file
+_ROLE = "role"  # Context.look's key of the decision's look at the role file, with the file
 
 
 class SessionState(Protocol):
@@ -38,20 +42,35 @@ class Context:
         # judges the same filesystem, and two gates resolving one path pay for it once
         self.memo: dict[Any, Any] = {}
 
+    def look(self, key: Any, work: Callable[[], T], files: tuple[str, ...] = (), route: str | None = None,
+             keep_if: Callable[[T], bool] | None = None) -> T:
+        """What the filesystem says (`work()`), worked out once per decision: every gate of one
+        decision judges the same filesystem, and two gates resolving one path pay for it once.
+        Where the process keeps answers, kept across decisions too while nothing at `files` or on
+        the way to them and to `route` changed (Kept.look)."""
+        found: T | None = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = kept.look(key, work, files, route, keep_if)
+        return found
+
     def role_state(self) -> "tuple[str | None, int | None]":
         """The active role and its file's mtime (Project.role_state), looked at once per decision:
         every gate and the decision's record see the same role. A gate that changes the role file
         says so with `role_changed()`."""
-        found: tuple[str | None, int | None] | None = self.memo.get(_ROLE)
-        if found is None:
-            found = self.memo[_ROLE] = self.project.role_state()
-        return found
+        project = self.project
+        return self.look((_ROLE, project.role_file), project.role_state, (project.role_file,))
 
     def current_role(self) -> str | None:
         return self.role_state()[0]
 
     def role_changed(self) -> None:
-        self.memo.pop(_ROLE, None)
+        self.memo.pop((_ROLE, self.project.role_file), None)
+
+    def resolved(self, path: str) -> str:
+        """Where `path` lands, symlinks followed (paths.resolved), once per decision: the
+        permission check and the effect ledger judge and note the same place. Kept across
+        decisions only when no symlink is on the way (the answer is the path itself)."""
+        return self.look(("resolved", path), partial(resolved, path), route=path, keep_if=path.__eq__)
 
     def record(self, event: str, **fields: Any) -> None:
         """Note a metrics line (`event` in lower snake case, as seed 000 names them)."""

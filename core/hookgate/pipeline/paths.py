@@ -4,10 +4,9 @@ the pipeline's worktree markers), and how a reason names a file."""
 from __future__ import annotations
 
 import os
-from functools import partial
 from typing import TYPE_CHECKING
 
-from ..paths import matches, readings, resolved_once
+from ..paths import matches, readings
 
 if TYPE_CHECKING:
     from ..engine.context import Context
@@ -22,7 +21,7 @@ def event_readings(path: str, event: Event, ctx: Context) -> tuple[str, ...]:
     if key not in ctx.memo:
         root = str(ctx.project.root)
         ctx.memo[key] = readings(path, event.cwd or root, [root], ctx.config.pipeline.worktree_markers,
-                                 partial(resolved_once, ctx.memo))
+                                 ctx.resolved)
     found: tuple[str, ...] = ctx.memo[key]
     return found
 

@@ -23,6 +23,7 @@ idling or closing when the user sets a role for the next one does not take it.
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -78,7 +79,8 @@ def role_owner(ctx: Context, mtime: int | None = None) -> str | None:
     mtime = _role_mtime(ctx) if mtime is None else mtime
     if mtime is None:
         return None
-    note = _owner_note(ctx.project.role_owner_path)
+    path = ctx.project.role_owner_path
+    note = ctx.look(("role owner", path), partial(_owner_note, path), (path,))
     if not isinstance(note, dict) or note.get("mtime_ns") != mtime or not isinstance(note.get("session_id"), str):
         return None
     session_id: str = note["session_id"]

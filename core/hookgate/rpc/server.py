@@ -46,6 +46,7 @@ from ..hookcall import Policy, judge
 from ..model.codec import event_from_builtins, unknown_event
 from ..model.events import KNOWN_EVENTS, Event, ToolEvent
 from ..model.verdicts import Block, Modify, Verdict
+from ..store.kept import keep_answers
 from . import protocol
 from .protocol import RpcError
 from .reload import PolicyHolder, WatchSet, watch
@@ -84,6 +85,7 @@ class Server:
 
     def serve(self) -> int:
         keep_timer()  # every decision is made on this thread: the gates' timer handler stays installed
+        keep_answers()  # and the filesystem's answers are kept across decisions while nothing changed
         stop_watching, watching = threading.Event(), threading.Event()
         if self._watch_set:
             threading.Thread(target=self._watch, args=(stop_watching, watching), name="hookgate-reload", daemon=True).start()

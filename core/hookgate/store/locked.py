@@ -9,10 +9,12 @@ import os
 import stat
 import time
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Callable, Generic, Iterator, TypeVar
 
 from .. import waits
+from . import kept
 
 # File times are coarse (a few milliseconds): two writes within one tick can leave a file with
 # the same identity. Nothing read from a file younger than this is remembered by its identity
@@ -107,17 +109,14 @@ os.register_at_fork(after_in_child=_forked)
 
 
 def _appender(path: str) -> int:
-    kept = _appenders.get(path)
+    known = _appenders.get(path)
     pid = _pid
-    if kept is not None:
-        fd, opener, dev, ino = kept
+    if known is not None:
+        fd, opener, dev, ino = known
         if opener == pid:
-            try:
-                st = os.stat(path)
-                if st.st_ino == ino and st.st_dev == dev:
-                    return fd
-            except OSError:
-                pass
+            # kept across calls while no folder on the way changed: appends do not move the file
+            if kept.look(("file at", path), partial(_file_at, path), route=path) == (dev, ino):
+                return fd
             os.close(fd)
         del _appenders[path]
     if len(_appenders) >= _MAX_APPENDERS:
@@ -132,6 +131,15 @@ def _appender(path: str) -> int:
         raise NotAFile(f"{path} is not a regular file")
     _appenders[path] = (fd, pid, st.st_dev, st.st_ino)
     return fd
+
+
+def _file_at(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the file `path` names; None when it names none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def write_all(fd: int, data: bytes) -> None:

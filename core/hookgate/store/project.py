@@ -47,7 +47,7 @@ class Project:
         self.dir = root / self.layout.dir  # the pipeline state
         self.state_dir = state_dir or self.dir
         self.role_path = self.dir / self.layout.role
-        self._role_file = str(self.role_path)
+        self.role_file = str(self.role_path)
         self._role = locked.Remembered(self.role_path, _role_named)
         self.role_owner_path = str(self.state_dir / self.layout.role_owner)
         self._sessions: dict[str, SessionStore] = {}
@@ -148,7 +148,7 @@ class Project:
         """(the active role, the role file's mtime) from one look at the file; its text is read
         again only when the file changed (locked.Remembered)."""
         try:
-            st = os.stat(self._role_file)
+            st = os.stat(self.role_file)
         except (FileNotFoundError, NotADirectoryError):
             return None, None
         return self._role.look(st), st.st_mtime_ns

@@ -13,13 +13,14 @@ from __future__ import annotations
 import os
 import re
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 
 import msgspec
 
 from ..digest import sha256_hex
-from . import locked
+from . import kept, locked
 from .layout import HOOKGATE, Layout, layout as named_layout
 
 T = TypeVar("T")
@@ -125,7 +126,8 @@ class SessionStore:
         locked.append(self.notices_path, _encoder.encode(text) + b"\n")
 
     def pop_notices(self) -> list[str]:
-        if not os.path.exists(self._notices_file):  # the common case, on every call: one stat
+        path = self._notices_file
+        if not kept.look(("exists", path), partial(os.path.exists, path), (path,)):  # the common case
             return []
         with locked.exclusive(self._lock):
             raw = locked.read(self.notices_path)

@@ -1,0 +1,184 @@
+"""store/kept.py: the filesystem's answers a long-running core keeps across decisions, and the
+kernel's change queue that drops them. An agent's shell changes the project between two decisions
+(real bash, real files), and the keeping process must decide as the filesystem now is: the
+ground truth is where the write lands (realpath after the change) and what the role file holds
+(its bytes after the change), never a label."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Callable, Iterator
+
+import msgspec
+import pytest
+
+from hookgate.engine.context import Context
+from hookgate.hookcall import load_policy
+from hookgate.store import kept
+from hookgate_claude import dialect
+
+
+@pytest.fixture
+def keeping(monkeypatch: pytest.MonkeyPatch) -> Iterator[kept.Kept]:
+    monkeypatch.setattr(kept, "_kept", None)
+    answers = kept.keep_answers()
+    assert answers is not None, "no inotify here"
+    yield answers
+    answers.close()
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    project = tmp_path / "game"
+    for folder in (".hookgate", "docs/notes", "docs/real", "e2e", "src"):
+        (project / folder).mkdir(parents=True)
+    (project / ".hookgate" / "current_role").write_text("build\n")
+    return project
+
+
+def decider(root: Path) -> Callable[[str], str | None]:
+    """decide(path): the deny reason of a main-agent Write of `path` (None: allowed), made by one
+    policy held across decisions, as the OpenCode core holds it."""
+    policy = load_policy(str(root), {**os.environ, "HOOKGATE_PROJECT_DIR": str(root)})
+    session = policy.project.session("s")
+
+    def decide(path: str) -> str | None:
+        (event,) = dialect.decode(msgspec.json.encode({
+            "session_id": "s", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": path, "content": "x"}}))
+        verdict = policy.engine.evaluate(event, Context(project=policy.project, session=session,
+                                                        config=policy.config)).verdict
+        return getattr(verdict, "reason", None) if verdict.refuses else None
+
+    return decide
+
+
+# (what the agent's shell does, in the project; the path then written)
+PLACES = [
+    ("rm -r docs/notes && ln -s ../e2e docs/notes", "docs/notes/plan.md"),
+    ('mv docs/notes docs/old && ln -s "$PWD/e2e" docs/notes', "docs/notes/plan.md"),
+    ("mv docs docs.away && ln -s e2e docs", "docs/notes/plan.md"),
+    ("ln -s ../../e2e/plan.md docs/notes/plan.md", "docs/notes/plan.md"),
+    ("rm -r docs/notes && ln -s real docs/notes && ln -sfn ../e2e docs/notes.next && mv -T docs/notes.next docs/notes",
+     "docs/notes/plan.md"),
+    ('python3 - <<"EOF"\nimport os\nos.rename("docs/notes", "docs/gone")\nos.symlink("../e2e", "docs/notes")\nEOF',
+     "docs/notes/plan.md"),
+    ("rm -r docs/notes && mkdir docs/notes", "docs/notes/plan.md"),  # a new folder, same name: still allowed
+    ("ln -s ../e2e docs/inbox", "docs/inbox/plan.md"),  # a name that did not exist when first judged
+    ("touch docs/notes/other.md", "docs/notes/plan.md"),  # nothing on the way changed
+]
+# links set up before the first decision: the route holds a symlink, so nothing is kept for it
+LINKED = [
+    ("ln -sfn ../e2e docs/notes.next && mv -T docs/notes.next docs/linked", "docs/linked/plan.md"),
+    ("ln -sfn e2e hop.next && mv -T hop.next hop", "docs/chain/plan.md"),
+]
+
+
+def shell(root: Path, command: str) -> None:
+    subprocess.run(["bash", "-c", command], cwd=root, check=True, timeout=30)
+
+
+@pytest.mark.parametrize("command,written", PLACES + LINKED, ids=[c.split("\n")[0][:60] for c, _ in PLACES + LINKED])
+def test_a_change_between_two_decisions_is_judged_where_the_write_now_lands(keeping: kept.Kept, root: Path,
+                                                                             command: str, written: str) -> None:
+    shell(root, "ln -s real docs/linked && mkdir -p hop.real && ln -s hop.real hop && ln -s ../hop docs/chain")
+    decide = decider(root)
+    target = str(root / written)
+    first = decide(target)
+    assert first is None and decide(target) is None  # docs/ is the build role's; the second is kept
+    shell(root, command)
+    lands_in_e2e = os.path.realpath(target).startswith(str(root / "e2e") + os.sep)
+    after = decide(target)
+    assert (after is not None) == lands_in_e2e, (command, os.path.realpath(target), after)
+    if lands_in_e2e:
+        assert "e2e" in after
+
+
+# what the agent's shell does to the role file; the role it then names is read from its bytes
+ROLES = [
+    "echo asset > .hookgate/current_role",
+    "printf 'asset\\n' > .hookgate/r.tmp && mv .hookgate/r.tmp .hookgate/current_role",
+    "sed -i s/build/asset/ .hookgate/current_role",
+    "rm .hookgate/current_role",
+    "ln .hookgate/current_role outside-link && echo asset > outside-link",  # another name, same file
+    "echo asset > elsewhere && ln -sf ../elsewhere .hookgate/current_role",
+    'python3 -c "open(\'.hookgate/current_role\', \'r+\').write(\'asset\')"',  # same length, in place
+    "touch .hookgate/current_role",  # unchanged role
+]
+
+
+@pytest.mark.parametrize("command", ROLES)
+def test_a_role_changed_between_two_decisions_is_the_role_judged(keeping: kept.Kept, root: Path, command: str) -> None:
+    decide = decider(root)
+    code = str(root / "src" / "player.gd")
+    assert "Build role" in (decide(code) or "") and "Build role" in (decide(code) or "")
+    shell(root, command)
+    role_file = root / ".hookgate" / "current_role"
+    role = role_file.read_text().strip() if role_file.exists() else None
+    reason = decide(code)
+    if role is None:
+        assert reason is None
+    else:
+        assert f"{role.capitalize()} role" in (reason or ""), (command, role, reason)
+
+
+def test_an_unchanged_tree_is_asked_once_and_any_change_on_the_way_asks_again(keeping: kept.Kept, root: Path) -> None:
+    asked: list[str] = []
+
+    def work() -> str:
+        asked.append("asked")
+        return "answer"
+
+    path = str(root / "docs" / "notes" / "plan.md")
+    for _ in range(3):
+        assert keeping.look(("test", path), work, route=path) == "answer"
+    assert len(asked) == 1
+    (root.parent / "elsewhere").mkdir()  # beside the route, in a folder on it: an entry changed
+    keeping.look(("test", path), work, route=path)
+    assert len(asked) == 2
+    (root / "src" / "player.gd").write_text("x")  # a folder not on the way: nothing to drop
+    keeping.look(("test", path), work, route=path)
+    assert len(asked) == 2
+    (root / "docs" / "notes" / "plan.md").write_text("x")  # the name itself appears
+    keeping.look(("test", path), work, route=path)
+    assert len(asked) == 3
+
+
+def test_nothing_is_kept_through_a_symlink_or_for_a_symlinked_file(keeping: kept.Kept, root: Path) -> None:
+    (root / "docs" / "linked").symlink_to(root / "docs" / "real")
+    (root / "role.link").symlink_to(root / ".hookgate" / "current_role")
+    asked: list[str] = []
+    for _ in range(2):
+        keeping.look("route", lambda: asked.append("route"), route=str(root / "docs" / "linked" / "x.md"))
+        keeping.look("file", lambda: asked.append("file"), files=(str(root / "role.link"),))
+        keeping.look("dotted", lambda: asked.append("dotted"), route=str(root / "docs" / ".." / "src" / "x.gd"))
+    assert asked == ["route", "file", "dotted"] * 2
+
+
+def test_many_changes_in_a_row_are_each_seen(keeping: kept.Kept, root: Path) -> None:
+    """Every change drops the watches' names and watches again; past kept.MAX_WATCHES the queue is
+    opened afresh. Each of the roles written in turn is the one the next decision judges."""
+    decide = decider(root)
+    role_file = root / ".hookgate" / "current_role"
+    code = str(root / "src" / "player.gd")
+    for turn in range(kept.MAX_WATCHES // 4):
+        role = ("asset", "build")[turn % 2]
+        role_file.write_text(role + "\n")
+        assert f"{role.capitalize()} role" in (decide(code) or "")
+        assert f"{role.capitalize()} role" in (decide(code) or "")
+
+
+def test_a_forked_child_keeps_nothing_and_leaves_its_parent_the_queue(keeping: kept.Kept, root: Path) -> None:
+    decide = decider(root)
+    code = str(root / "src" / "player.gd")
+    assert "Build role" in (decide(code) or "")
+    pid = os.fork()
+    if pid == 0:  # the child: nothing kept, and it must not drain its parent's queue
+        os._exit(0 if kept.current() is None else 1)
+    assert os.waitpid(pid, 0)[1] == 0
+    (root / ".hookgate" / "current_role").write_text("asset\n")
+    assert "Asset role" in (decide(code) or "")
