@@ -70,6 +70,8 @@ def _environment(names: tuple[str, ...], encoded: tuple[bytes, ...]) -> tuple[ob
     """The values of `names` now. os.environ's own table (bytes -> bytes on POSIX, kept by every
     assignment to os.environ) is looked up afresh (os.environ may be replaced): a name that is not
     set costs os.environ.get a KeyError, and a rule list names several such places."""
+    if not names:  # most rule lists anchor no pattern on a variable
+        return ()
     data = getattr(os.environ, "_data", None) if os.name == "posix" else None
     if not isinstance(data, dict):
         return tuple(os.environ.get(name) for name in names)
