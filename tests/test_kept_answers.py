@@ -126,7 +126,7 @@ def test_a_role_changed_between_two_decisions_is_the_role_judged(keeping: kept.K
         assert f"{role.capitalize()} role" in (reason or ""), (command, role, reason)
 
 
-def test_an_unchanged_tree_is_asked_once_and_any_change_on_the_way_asks_again(keeping: kept.Kept, root: Path) -> None:
+def test_an_answer_is_asked_again_only_after_a_change_on_its_way(keeping: kept.Kept, root: Path) -> None:
     asked: list[str] = []
 
     def work() -> str:
@@ -134,18 +134,27 @@ def test_an_unchanged_tree_is_asked_once_and_any_change_on_the_way_asks_again(ke
         return "answer"
 
     path = str(root / "docs" / "notes" / "plan.md")
-    for _ in range(3):
+
+    def look() -> int:
         assert keeping.look(("test", path), work, route=path) == "answer"
-    assert len(asked) == 1
-    (root.parent / "elsewhere").mkdir()  # beside the route, in a folder on it: an entry changed
-    keeping.look(("test", path), work, route=path)
-    assert len(asked) == 2
-    (root / "src" / "player.gd").write_text("x")  # a folder not on the way: nothing to drop
-    keeping.look(("test", path), work, route=path)
-    assert len(asked) == 2
+        return len(asked)
+
+    assert [look() for _ in range(3)] == [1, 1, 1]
+    (root.parent / "elsewhere").mkdir()  # a new name beside the way, not on it
+    (root / "docs" / "notes" / "other.md").write_text("x")  # the agent's last Write: a new file
+    (root / "src" / "player.gd").write_text("x")  # a folder off the way
+    assert look() == 1
     (root / "docs" / "notes" / "plan.md").write_text("x")  # the name itself appears
-    keeping.look(("test", path), work, route=path)
-    assert len(asked) == 3
+    assert look() == 2
+    os.chmod(root / "docs", 0o700)  # a folder on the way: its attributes
+    assert look() == 3
+    (root / "docs").rename(root / "docs.away")  # a folder on the way: moved
+    assert look() == 4
+    (root / "docs.away").rename(root / "docs")  # and back: the watches follow the paths, not the folders
+    assert look() == 5
+    assert look() == 5
+    (root / "docs" / "notes" / "plan.md").unlink()
+    assert look() == 6
 
 
 def test_nothing_is_kept_through_a_symlink_or_for_a_symlinked_file(keeping: kept.Kept, root: Path) -> None:
@@ -160,16 +169,63 @@ def test_nothing_is_kept_through_a_symlink_or_for_a_symlinked_file(keeping: kept
 
 
 def test_many_changes_in_a_row_are_each_seen(keeping: kept.Kept, root: Path) -> None:
-    """Every change drops the watches' names and watches again; past kept.MAX_WATCHES the queue is
-    opened afresh. Each of the roles written in turn is the one the next decision judges."""
+    """Each of the roles written in turn (a new file each time, renamed over the last) is the one
+    the next decision judges."""
     decide = decider(root)
     role_file = root / ".hookgate" / "current_role"
     code = str(root / "src" / "player.gd")
-    for turn in range(kept.MAX_WATCHES // 4):
+    for turn in range(200):
         role = ("asset", "build")[turn % 2]
-        role_file.write_text(role + "\n")
+        (root / ".hookgate" / "role.tmp").write_text(role + "\n")
+        (root / ".hookgate" / "role.tmp").replace(role_file)
         assert f"{role.capitalize()} role" in (decide(code) or "")
         assert f"{role.capitalize()} role" in (decide(code) or "")
+
+
+def test_a_change_off_the_way_keeps_the_watches_and_one_on_it_watches_again(keeping: kept.Kept, root: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new file in a watched folder drops the answers but not the watches, whose paths still name
+    what they watched; a folder on the way replaced is watched again, as the folder it is now."""
+    tried: list[tuple[str, bool]] = []  # (path, watched)
+    add_watch = keeping._add_watch
+
+    def counted(fd: int, path: bytes, mask: int) -> int:
+        wd = add_watch(fd, path, mask)
+        tried.append((os.fsdecode(path), wd >= 0))
+        return wd
+
+    monkeypatch.setattr(keeping, "_add_watch", counted)
+    decide = decider(root)
+    target = str(root / "docs" / "notes" / "plan.md")
+    assert decide(target) is None  # the first decision makes the session's and the ledger's folders
+    (root / "docs" / "notes" / "first.md").write_text("x")
+    assert decide(target) is None
+    first = len(tried)
+    assert any(watched for _, watched in tried)
+    (root / "docs" / "notes" / "other.md").write_text("x")  # the agent's last Write: a new file
+    assert decide(target) is None
+    assert not [path for path, watched in tried[first:] if watched]
+    (root / "docs" / "notes").rename(root / "docs" / "old")
+    (root / "docs" / "notes").symlink_to(root / "e2e")
+    assert "e2e" in (decide(target) or "")
+    assert (str(root / "docs" / "notes"), False) in tried[first:]  # a symlink now: not watched, not kept
+
+
+def test_events_lost_to_a_full_queue_drop_everything(keeping: kept.Kept, root: Path) -> None:
+    """More changes than the kernel queues (fs.inotify.max_queued_events) between two decisions:
+    the queue reports an overflow, and the next decision asks the filesystem again."""
+    limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    decide = decider(root)
+    code = str(root / "src" / "player.gd")
+    assert "Build role" in (decide(code) or "")
+    first, second = root / ".hookgate" / "a", root / ".hookgate" / "b"
+    first.write_text("")
+    second.write_text("")
+    for turn in range(limit // 2 + 10):  # two files in turn, so that no event merges with the last
+        os.utime(first, ns=(turn, turn))
+        os.utime(second, ns=(turn, turn))
+    (root / ".hookgate" / "current_role").write_text("asset\n")
+    assert "Asset role" in (decide(code) or "")
 
 
 def test_a_forked_child_keeps_nothing_and_leaves_its_parent_the_queue(keeping: kept.Kept, root: Path) -> None:

@@ -4,28 +4,36 @@ RPC core, the in-process benchmark): a decision then asks the kernel one questio
 queued?" (a poll), instead of a stat per state file and four calls per written path.
 
 Why a kept answer is never stale: inotify queues a change's event inside the system call that
-makes the change, before that call returns. Every look polls the queue first, and any event drops
-every kept answer. A change made before the call being decided was sent (a symlink the agent's
-last Bash made, a role set in a terminal, the role file a gate of this decision removed) is
-therefore seen; a change racing the decision is a race with or without this store. The places an
-answer depends on are watched before it is worked out, so a change in between is queued too.
+makes the change, before that call returns, and every look reads the queue first. A change made
+before the call being decided was sent (a symlink the agent's last Bash made, a role set in a
+terminal, the role file a gate of this decision removed) is therefore seen; a change racing the
+decision is a race with or without this store. The places an answer depends on are watched
+before it is worked out, so a change in between is queued too.
 
-What is watched: every folder on the way to a path the answer read, from `/` down (its entries:
-a name created, removed or moved, attributes changed), and the files whose contents it read. An
-answer is kept only if each of them could be watched as a real folder: a symlink on the way is
-refused (its target's folders are not on the path, so a change there would not be seen), and the
-answer is worked out on every decision, as without this store. A folder that does not exist
-yet needs no watch of its own: its creation is an event in its parent.
+What an answer depends on, and is watched: the path it read (its contents, for `files`) and
+every folder on the way to it from `/` (their entries: a name created, removed or moved,
+attributes changed). An event drops the answers read from the path it names or from below it;
+a new file beside the way (the agent's last Write) drops none. An answer is kept only if every
+folder on its way could be watched as a real folder: a symlink on the way is refused (its
+target's folders are not on the path, so a change there would not be seen), and the answer is
+worked out on every decision, as without this store. A folder that does not exist needs no watch
+of its own: its creation is an event in its parent. A path whose name may now be another file's
+or folder's (created, removed, moved) is watched again as what it names now; a queue that
+overflowed starts over.
 
 Nothing is kept: without inotify; in a forked child (the parent's queue is not the child's to
 drain: it starts empty); for changes another machine makes to a network filesystem (they raise
-no event here; the agents hookgate judges run on this machine, and their changes do).
+no event here; the agents hookgate judges run on this machine, and their changes do); across a
+mount made over a folder on the way (a mount raises no event; nor does hookgate's resolution of
+a path see one, kept or not).
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import struct
+import sys
 from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
@@ -34,97 +42,162 @@ T = TypeVar("T")
 _ATTRIB, _MODIFY, _CLOSE_WRITE = 0x4, 0x2, 0x8
 _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x40, 0x80, 0x100, 0x200
 _DELETE_SELF, _MOVE_SELF = 0x400, 0x800
+_Q_OVERFLOW, _IGNORED = 0x4000, 0x8000
 _ONLYDIR, _DONT_FOLLOW, _MASK_ADD = 0x01000000, 0x02000000, 0x20000000
 ENTRIES = _ATTRIB | _MOVED_FROM | _MOVED_TO | _CREATE | _DELETE | _DELETE_SELF | _MOVE_SELF
 CONTENTS = _MODIFY | _CLOSE_WRITE | _ATTRIB | _DELETE_SELF | _MOVE_SELF
 MAX_ANSWERS = 4096
-MAX_WATCHES = 1024  # kernel watches added before the queue is opened afresh (replaced folders leave theirs)
 _MISSING = object()
 _POLLIN = 0x1
+_EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len; then len bytes of name
+_READ = 65536
+_LONGEST_EVENT = _EVENT.size + 256  # a name is at most NAME_MAX (255) bytes and a NUL
+_ABSENT = -1  # in place of a watch: the path named nothing
+_RENAMING = _MOVED_FROM | _MOVED_TO | _CREATE | _DELETE | _DELETE_SELF | _MOVE_SELF
+_FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())  # os.fsdecode's
 
 
 class Kept:
     """The answers of one process and the watches that vouch for them."""
 
-    def __init__(self, init: Callable[[], int], add_watch: Callable[[int, bytes, int], int]) -> None:
-        """`init()`: a new non-blocking inotify descriptor (or -1); `add_watch(fd, path, mask)`:
-        0, or the errno of inotify_add_watch's failure."""
+    def __init__(self, init: Callable[[], int], add_watch: Callable[[int, bytes, int], int],
+                 rm_watch: Callable[[int, int], object]) -> None:
+        """`init()`: a new non-blocking inotify descriptor (or -1); `add_watch(fd, path, mask)`: the
+        watch descriptor, or minus the errno of inotify_add_watch's failure; `rm_watch(fd, wd)`."""
         import select  # here, not at the top: the hook path imports this module, and never keeps
 
-        self._init = init
-        self._add_watch = add_watch
-        self._fd = init()
-        if self._fd < 0:
-            raise OSError("inotify_init1 failed")
+        self._init, self._add_watch, self._rm_watch = init, add_watch, rm_watch
         self._queued = select.poll()
-        self._queued.register(self._fd, _POLLIN)
+        self._open()
+
+    def _open(self) -> None:
+        fd = self._init()
+        if fd < 0:
+            raise OSError("inotify_init1 failed")
+        self._fd = fd
+        self._queued.register(fd, _POLLIN)
+        self._watched: dict[str, tuple[int, int]] = {}  # path -> (its watch, the events watched)
+        self._paths: dict[int, str] = {}  # watch -> the path it was added for
+        self._ready: set[Any] = set()  # the keys whose answers' watches are all in place
         self._answers: dict[Any, Any] = {}
-        self._watched: dict[str, int] = {}  # path -> the events watched there since the last change
-        self._added = 0
+        self._dependents: dict[str, set[Any]] = {}  # a path an answer read -> the keys of those answers
+
     def look(self, key: Any, work: Callable[[], T], files: tuple[str, ...] = (), route: str | None = None,
              keep_if: Callable[[T], bool] | None = None) -> T:
         """`work()`, kept under `key` while no folder on the way to `files` and `route` (and no file
         of `files`) changed. `keep_if`: whether this answer may be kept (e.g. no symlink in it)."""
         if self._queued.poll(0):
-            self._forget()
+            self._changed()
         found = self._answers.get(key, _MISSING)
         if found is not _MISSING:
             return found  # type: ignore[no-any-return]
-        watched = all([self._watch_route(os.path.dirname(path)) and self._watch(path, CONTENTS, False)
-                       for path in files]) and (route is None or self._watch_route(os.path.dirname(route)))
+        watched = key in self._ready or self._watch_all(key, files, route)
         value = work()
         if watched and (keep_if is None or keep_if(value)):
             if len(self._answers) >= MAX_ANSWERS:
                 self._answers.clear()
+                self._dependents.clear()
             self._answers[key] = value
+            for path in (*files, route) if route is not None else files:
+                self._dependents.setdefault(path, set()).add(key)
         return value
 
+    def _watch_all(self, key: Any, files: tuple[str, ...], route: str | None) -> bool:
+        """Watch what the answer under `key` depends on; noted in `_ready` until a watch is dropped."""
+        if all([self._watch_route(os.path.dirname(path)) and self._watch(path, CONTENTS, False) is not False
+                for path in files]) and (route is None or self._watch_route(os.path.dirname(route))):
+            self._ready.add(key)
+            return True
+        return False
+
     def _watch_route(self, folder: str) -> bool:
-        """Watch the entries of every folder from `/` down to `folder` (stops, watched, where the
-        next one does not exist yet). False if one is not a real folder or cannot be watched."""
+        """Watch the entries of every folder from `/` down to `folder`, or down to the first that
+        does not exist (its creation is an event in its parent). False if one is not a real folder
+        or cannot be watched."""
         if not folder.startswith("/") or os.path.normpath(folder) != folder:
             return False
-        path = ""
-        for name in folder.split("/")[1:] if folder != "/" else ():
-            if not self._watch(path or "/", ENTRIES, True):
+        names = folder.split("/")[1:] if folder != "/" else []
+        for path in ["/"] + ["/" + "/".join(names[:depth]) for depth in range(1, len(names) + 1)]:
+            watched = self._watch(path, ENTRIES, True)
+            if watched is False:
                 return False
-            path += "/" + name
-        return self._watch(path or "/", ENTRIES, True)
-
-    def _watch(self, path: str, mask: int, folder: bool) -> bool:
-        """Watch `path` for `mask` (a name that does not exist needs none: see the module)."""
-        if self._watched.get(path, 0) & mask == mask:
-            return True
-        flags = mask | _DONT_FOLLOW | _MASK_ADD | (_ONLYDIR if folder else 0)
-        error = self._add_watch(self._fd, os.fsencode(path), flags)
-        if error:
-            return error == errno.ENOENT
-        if not folder and os.path.islink(path):  # the watch is on the link, not on what it reads
-            return False
-        self._watched[path] = self._watched.get(path, 0) | mask
-        self._added += 1
+            if watched is None:
+                break
         return True
 
-    def _forget(self) -> None:
-        """Something changed: drop every answer, and the watches' names (a folder may be another now)."""
-        try:
-            while os.read(self._fd, 65536):
-                pass
-        except BlockingIOError:
-            pass
-        self._answers.clear()
-        self._watched.clear()
-        if self._added > MAX_WATCHES:
-            self._reopen()
+    def _watch(self, path: str, mask: int, folder: bool) -> bool | None:
+        """Watch `path` for `mask`: True; None when nothing is there (noted: its creation is an
+        event in its folder, which drops the note); False when it cannot be watched as it should
+        (not a folder, a symlink, no watch left)."""
+        known = self._watched.get(path)
+        if known is not None and (known[0] == _ABSENT or known[1] & mask == mask):
+            return None if known[0] == _ABSENT else True
+        wd = self._add_watch(self._fd, os.fsencode(path), mask | _DONT_FOLLOW | _MASK_ADD | (_ONLYDIR if folder else 0))
+        if wd == -errno.ENOENT:
+            self._watched[path] = (_ABSENT, 0)
+            return None
+        if wd < 0 or self._paths.get(wd, path) != path:  # (one inode under two paths: a bind mount)
+            return False
+        if not folder and os.path.islink(path):  # the watch is on the link, not on what it reads
+            self._drop(path, wd)
+            return False
+        self._watched[path] = (wd, mask | (known[1] if known else 0))
+        self._paths[wd] = path
+        return True
 
-    def _reopen(self) -> None:
-        fd = self._init()
-        if fd < 0:
-            return  # keep the old queue: it still reports every change it watches
-        self._queued.unregister(self._fd)
-        os.close(self._fd)
-        self._fd, self._added = fd, 0
-        self._queued.register(fd, _POLLIN)
+    def _changed(self) -> None:
+        """Something changed: drop the answers read from the paths the events name or from below
+        them (an answer depends on the path it read and on every folder on the way to it), and the
+        watches of the paths whose name may now be another folder or file's."""
+        events = chunk = os.read(self._fd, _READ)
+        while len(chunk) > _READ - _LONGEST_EVENT:  # the buffer may have held no more
+            try:
+                chunk = os.read(self._fd, _READ)
+            except BlockingIOError:
+                break
+            events += chunk
+        changed: set[str] = set()  # paths whose state changed
+        moved: set[str] = set()  # and those whose name may now be another's
+        offset = 0
+        while offset + _EVENT.size <= len(events):
+            wd, mask, _, length = _EVENT.unpack_from(events, offset)
+            name = events[offset + _EVENT.size:offset + _EVENT.size + length].rstrip(b"\0")
+            offset += _EVENT.size + length
+            if mask & _Q_OVERFLOW:  # events were lost: what any path names is unknown
+                self._queued.unregister(self._fd)
+                os.close(self._fd)
+                self._open()
+                return
+            path = self._paths.get(wd)
+            if path is None:
+                continue
+            if name:
+                path = (path if path != "/" else "") + "/" + name.decode(*_FS_ENCODING)
+            elif mask & _IGNORED:  # the kernel took the watch away (its file or folder is gone)
+                del self._paths[wd]
+                mask |= _DELETE_SELF
+            changed.add(path)
+            if mask & _RENAMING:
+                moved.add(path)
+        self._forget(changed, self._dependents, lambda leaf: [self._answers.pop(key, None)
+                                                               for key in self._dependents.pop(leaf, ())])
+        self._forget(moved, self._watched, lambda path: self._drop(path, self._watched[path][0]))
+
+    def _forget(self, paths: set[str], known: dict[str, Any], drop: Callable[[str], object]) -> None:
+        """`drop` each path of `known` that is one of `paths` or below one of them. Only a folder on
+        a watched way can have anything known below it, and those are all in `_watched`."""
+        exact = [path for path in paths if path in known]
+        folders = tuple(path + "/" for path in paths if path in self._watched)
+        below = [path for path in known if path.startswith(folders)] if folders else []
+        for path in exact + below:
+            if path in known:
+                drop(path)
+
+    def _drop(self, path: str, wd: int) -> None:
+        self._ready.clear()
+        self._watched.pop(path, None)
+        if wd >= 0 and self._paths.pop(wd, None) is not None:
+            self._rm_watch(self._fd, wd)
 
     def close(self) -> None:
         os.close(self._fd)
@@ -143,13 +216,14 @@ def keep_answers() -> Kept | None:
             import ctypes  # only in the long-running cores: the hook path never loads it
 
             libc = ctypes.CDLL(None, use_errno=True)
-            init, inotify_add_watch = libc.inotify_init1, libc.inotify_add_watch
+            init, inotify_add_watch, rm_watch = libc.inotify_init1, libc.inotify_add_watch, libc.inotify_rm_watch
             inotify_add_watch.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32)
 
             def add_watch(fd: int, path: bytes, mask: int) -> int:
-                return 0 if inotify_add_watch(fd, path, mask) >= 0 else ctypes.get_errno()
+                wd: int = inotify_add_watch(fd, path, mask)
+                return wd if wd >= 0 else -ctypes.get_errno()
 
-            _kept = Kept(lambda: int(init(os.O_NONBLOCK | os.O_CLOEXEC)), add_watch)
+            _kept = Kept(lambda: int(init(os.O_NONBLOCK | os.O_CLOEXEC)), add_watch, rm_watch)
         except (OSError, AttributeError, ImportError):
             return None
     if not _forks_watched:
