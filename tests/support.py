@@ -76,3 +76,26 @@ def hold_lock(path: Path, seconds: float) -> subprocess.Popen[bytes]:
                               stdout=subprocess.PIPE)
     assert holder.stdout is not None and holder.stdout.readline() == b"\n"
     return holder
+
+
+def decider(root: Path) -> Callable[[str], str | None]:
+    """decide(path): the deny reason of a main-agent Write of `path` (None: allowed), made by one
+    policy loaded once and held across decisions, as a long-running core holds it."""
+    import msgspec
+
+    from hookgate.engine.context import Context
+    from hookgate.hookcall import load_policy
+    from hookgate_claude import dialect
+
+    policy = load_policy(str(root), {"HOOKGATE_PROJECT_DIR": str(root)})
+    session = policy.project.session("s")
+
+    def decide(path: str) -> str | None:
+        (event,) = dialect.decode(msgspec.json.encode({
+            "session_id": "s", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": path, "content": "x"}}))
+        verdict = policy.engine.evaluate(event, Context(project=policy.project, session=session,
+                                                        config=policy.config)).verdict
+        return getattr(verdict, "reason", None) if verdict.refuses else None
+
+    return decide

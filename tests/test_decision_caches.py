@@ -19,6 +19,7 @@ from hookgate.config.cache import RACY_SECONDS
 from hookgate.hookcall import handle
 from hookgate.store import kept
 from hookgate_claude import dialect
+from support import decider as reused  # one policy held across decisions, as a core holds it
 
 
 def decide(root: Path, path: str) -> str | None:
@@ -182,27 +183,6 @@ def test_a_rule_whose_patterns_cannot_share_one_expression_is_matched_pattern_by
 
 # -- one policy reused across decisions (the in-process engine, the OpenCode core): the Project
 # -- object keeps the role it last read, by the identity of the role file
-
-def reused(root: Path):
-    """A decide(path) over one policy loaded once, as a long-running core holds it."""
-    import msgspec
-
-    from hookgate.engine.context import Context
-    from hookgate.hookcall import load_policy
-
-    policy = load_policy(str(root), {"HOOKGATE_PROJECT_DIR": str(root)})
-    session = policy.project.session("s")
-
-    def decide_reused(path: str) -> str | None:
-        (event,) = dialect.decode(msgspec.json.encode({
-            "session_id": "s", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Write",
-            "tool_input": {"file_path": path, "content": "x"}}))
-        verdict = policy.engine.evaluate(event, Context(project=policy.project, session=session,
-                                                        config=policy.config)).verdict
-        return getattr(verdict, "reason", None) if verdict.refuses else None
-
-    return decide_reused
-
 
 @pytest.mark.parametrize("keep_mtime", [False, True], ids=["rewritten", "rewritten, mtime put back"])
 def test_a_role_rewritten_in_place_with_the_same_length_is_seen_by_a_reused_policy(root: Path,

@@ -9,15 +9,12 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
-import msgspec
 import pytest
 
-from hookgate.engine.context import Context
-from hookgate.hookcall import load_policy
 from hookgate.store import kept
-from hookgate_claude import dialect
+from support import decider
 
 
 @pytest.fixture
@@ -38,23 +35,6 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         (project / folder).mkdir(parents=True)
     (project / ".hookgate" / "current_role").write_text("build\n")
     return project
-
-
-def decider(root: Path) -> Callable[[str], str | None]:
-    """decide(path): the deny reason of a main-agent Write of `path` (None: allowed), made by one
-    policy held across decisions, as the OpenCode core holds it."""
-    policy = load_policy(str(root), {**os.environ, "HOOKGATE_PROJECT_DIR": str(root)})
-    session = policy.project.session("s")
-
-    def decide(path: str) -> str | None:
-        (event,) = dialect.decode(msgspec.json.encode({
-            "session_id": "s", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Write",
-            "tool_input": {"file_path": path, "content": "x"}}))
-        verdict = policy.engine.evaluate(event, Context(project=policy.project, session=session,
-                                                        config=policy.config)).verdict
-        return getattr(verdict, "reason", None) if verdict.refuses else None
-
-    return decide
 
 
 # (what the agent's shell does, in the project; the path then written)
@@ -238,3 +218,23 @@ def test_a_forked_child_keeps_nothing_and_leaves_its_parent_the_queue(keeping: k
     assert os.waitpid(pid, 0)[1] == 0
     (root / ".hookgate" / "current_role").write_text("asset\n")
     assert "Asset role" in (decide(code) or "")
+
+
+def test_another_thread_neither_uses_nor_fills_the_store(keeping: kept.Kept, root: Path) -> None:
+    """The store is the deciding thread's: a look from another thread (a core's reload watcher,
+    say) asks the filesystem and keeps nothing, so it cannot race the deciding thread's answers."""
+    import threading
+
+    asked: list[str] = []
+    path = str(root / "docs" / "notes" / "plan.md")
+
+    def look(name: str) -> None:
+        kept.look(("test", path), lambda: asked.append(name), route=path)
+
+    for _ in range(2):
+        thread = threading.Thread(target=look, args=("other",))
+        thread.start()
+        thread.join()
+    look("deciding")
+    look("deciding")
+    assert asked == ["other", "other", "deciding"]

@@ -30,6 +30,7 @@ a path see one, kept or not).
 
 from __future__ import annotations
 
+import _thread
 import errno
 import os
 import struct
@@ -67,6 +68,7 @@ class Kept:
         import select  # here, not at the top: the hook path imports this module, and never keeps
 
         self._init, self._add_watch, self._rm_watch = init, add_watch, rm_watch
+        self.thread = _thread.get_ident()  # the one thread that looks through this store
         self._queued = select.poll()
         self._open()
 
@@ -208,8 +210,9 @@ _forks_watched = False
 
 
 def keep_answers() -> Kept | None:
-    """Keep answers from now on in this process (the cores that decide many events). None where
-    the kernel offers no inotify; hookgate then asks the filesystem on every decision."""
+    """Keep answers from now on in this process (the cores that decide many events), on the
+    calling thread. None where the kernel offers no inotify; hookgate then asks the filesystem on
+    every decision."""
     global _kept, _forks_watched
     if _kept is None:
         try:
@@ -239,9 +242,12 @@ def current() -> Kept | None:
 
 def look(key: Any, work: Callable[[], T], files: tuple[str, ...] = (), route: str | None = None,
          keep_if: Callable[[T], bool] | None = None) -> T:
-    """Kept.look in a process that keeps answers; `work()` in one that does not."""
+    """Kept.look on the thread that keeps answers (the one that decides); `work()` elsewhere, and
+    in a process that keeps none: the store is one thread's, as its queue and its answers are."""
     kept = _kept
-    return work() if kept is None else kept.look(key, work, files, route, keep_if)
+    if kept is None or kept.thread != _thread.get_ident():
+        return work()
+    return kept.look(key, work, files, route, keep_if)
 
 
 def _not_inherited() -> None:
