@@ -88,6 +88,9 @@ ROLES = [
     "echo asset > elsewhere && ln -sf ../elsewhere .hookgate/current_role",
     'python3 -c "open(\'.hookgate/current_role\', \'r+\').write(\'asset\')"',  # same length, in place
     "touch .hookgate/current_role",  # unchanged role
+    "mkdir other && echo asset > other/current_role && mv .hookgate .hookgate.old && ln -s other .hookgate",
+    "mkdir other && echo asset > other/current_role && cp -a .hookgate/. other/ 2>/dev/null; "
+    "echo asset > other/current_role && rm -r .hookgate && mv other .hookgate",  # the state folder replaced
 ]
 
 
