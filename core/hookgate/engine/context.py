@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..store.project import Project
 
 T = TypeVar("T")
+_UNSEEN = object()  # Context.look: nothing in the memo under that key yet
 _ROLE = "role"  # Context.look's key of the decision's look at the role file, with the file
 
 
@@ -44,14 +45,13 @@ class Context:
 
     def look(self, key: Any, work: Callable[[], T], files: tuple[str, ...] = (), route: str | None = None,
              keep_if: Callable[[T], bool] | None = None) -> T:
-        """What the filesystem says (`work()`), worked out once per decision: every gate of one
-        decision judges the same filesystem, and two gates resolving one path pay for it once.
-        Where the process keeps answers, kept across decisions too while nothing at `files` or on
-        the way to them and to `route` changed (Kept.look)."""
-        found: T | None = self.memo.get(key)
-        if found is None:
+        """What the filesystem says (`work()`), in `memo` once per decision, a None answer (an
+        unreadable owner note) included. Where the process keeps answers, kept across decisions too
+        while nothing at `files` or on the way to them and to `route` changed (Kept.look)."""
+        found = self.memo.get(key, _UNSEEN)
+        if found is _UNSEEN:
             found = self.memo[key] = kept.look(key, work, files, route, keep_if)
-        return found
+        return found  # type: ignore[no-any-return]
 
     def role_state(self) -> "tuple[str | None, int | None]":
         """The active role and its file's mtime (Project.role_state), looked at once per decision:
