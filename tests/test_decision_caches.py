@@ -171,6 +171,26 @@ def test_the_effect_store_follows_the_environment_of_each_call(root: Path, tmp_p
     assert store_for(root, {"XDG_STATE_HOME": str(tmp_path / "a"), "HOME": str(tmp_path)}).dir == first.dir
 
 
+def test_the_effect_store_follows_os_environ_however_it_changes(root: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """store_for() reads os.environ's own table (hookgate/environ.py): a change made through
+    os.environ, through os.environb (as the warm core takes its caller's environment) or an
+    os.environ replaced by a plain mapping moves the store at once."""
+    from hookgate.effect.store import store_for
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "a"))
+    assert store_for(root).dir.is_relative_to(tmp_path / "a")
+    os.environb[b"XDG_STATE_HOME"] = os.fsencode(tmp_path / "b")
+    assert store_for(root).dir.is_relative_to(tmp_path / "b")
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert store_for(root).dir.is_relative_to(tmp_path / "h" / ".local" / "state")
+    monkeypatch.setattr(os, "environ", {"XDG_STATE_HOME": str(tmp_path / "c")})
+    assert store_for(root).dir.is_relative_to(tmp_path / "c")
+    monkeypatch.setattr(os, "environ", {})
+    assert store_for(root).dir == root.resolve() / ".hookgate" / "effect"
+
+
 def test_a_rule_whose_patterns_cannot_share_one_expression_is_matched_pattern_by_pattern() -> None:
     """fnmatch.translate named its groups before Python 3.11; two such expressions cannot be one
     alternation, and the rule is then matched by each in turn, with the same answers."""

@@ -25,7 +25,7 @@ PACKAGES = {"hookgate": ROOT / "core" / "hookgate",
 # own __init__.py: the version and the lazily imported public API), or a runtime plug. A unit
 # may import units of its own layer or below.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "runtimes", "errors", "private", "waits", "startup", "digest"),  # import-free: the hook path's first modules
+    ("__init__", "runtimes", "errors", "private", "waits", "startup", "digest", "environ"),  # import-free: the hook path's first modules
     ("store",),                                # the .hookgate/ files, locked appends
     ("model", "paths", "formats", "lifecycle", "recording"),  # canonical events and verdicts; what hookgate reads; what a session log keeps of them
     ("config",),                               # the checked config

@@ -29,6 +29,7 @@ from typing import Mapping
 import msgspec
 
 from ..digest import sha256_hex
+from ..environ import Variables
 from ..store import locked
 from ..store.pin import project_key, state_home
 from ..store.project import HOOKGATE_DIR
@@ -64,20 +65,27 @@ class StoreError(Exception):
     pass
 
 
-def store_for(root: "os.PathLike[str] | str", env: Mapping[str, str] = os.environ) -> "Store":
+def store_for(root: "os.PathLike[str] | str", env: Mapping[str, str] | None = None) -> "Store":
     """The project's store, outside the project: a command run in the project (`git clean -fdx`,
     `rm -rf .hookgate`) cannot take away what its own check compares against. Without a home to
-    keep it in, the project's `.hookgate/effect/`."""
-    return _store(str(root), env.get("XDG_STATE_HOME", ""), env.get("HOME", ""))
+    keep it in, the project's `.hookgate/effect/`. `env`: os.environ as it is now when None."""
+    if env is None:
+        return _store(str(root), _PLACE.values())
+    return _store(str(root), tuple(env.get(name) for name in _PLACE.names))
+
+
+_PLACE = Variables(("XDG_STATE_HOME", "HOME"))  # what state_home reads
 
 
 @lru_cache(maxsize=64)
-def _store(root: str, xdg_state_home: str, home: str) -> "Store":
-    """store_for, worked out once per root and the environment it reads: a project root does not
-    move under a running hookgate (as hookgate.paths assumes of its roots), and every decision
-    that lets a write through asks for it."""
+def _store(root: str, place: tuple[object, ...]) -> "Store":
+    """store_for, worked out once per root and the environment it reads (`place`: XDG_STATE_HOME
+    and HOME, as str or as os.environ's bytes): a project root does not move under a running
+    hookgate (as hookgate.paths assumes of its roots), and every decision that lets a write
+    through asks for it."""
     resolved = Path(root).resolve()
-    state = state_home({"XDG_STATE_HOME": xdg_state_home, "HOME": home})
+    state = state_home({name: os.fsdecode(value) for name, value in zip(_PLACE.names, place)
+                        if isinstance(value, (str, bytes))})
     if state is None:
         return Store(resolved / HOOKGATE_DIR / "effect")
     store = Store(state / "effect" / project_key(resolved))

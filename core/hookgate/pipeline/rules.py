@@ -11,12 +11,12 @@ patterns name (`~/...` moves with HOME). Anything else gives a new compilation, 
 
 from __future__ import annotations
 
-import os
 import re
 from fnmatch import translate
 from typing import Callable, Iterable, Mapping, Sequence
 
 from ..config.schema import PathRule, Pipeline
+from ..environ import Variables
 from ..paths import anchor_names, root_relative_pattern
 from . import globs
 
@@ -32,50 +32,31 @@ def expand(patterns: Iterable[str], classes: Mapping[str, list[str]]) -> list[st
     return expanded
 
 
-def first_match(rules: Sequence[PathRule], rel: str, classes: Mapping[str, list[str]],
-                root: str | None = None) -> PathRule | None:
-    tests, answers = _entry(rules, classes, root)
-    try:
-        return answers[rel]
-    except KeyError:
-        pass
-    name = rel.rsplit("/", 1)[-1]
-    found = next((rule for rule, test in tests if test(rel, name)), None)
-    if len(answers) >= MAX_ANSWERS:
-        answers.clear()
-    answers[rel] = found
-    return found
-
-
 def denial(rules: Sequence[PathRule], rel: str, classes: Mapping[str, list[str]], root: str | None = None,
            otherwise: str | None = None) -> str | None:
     """The deny reason for `rel` under `rules` (a rule set's, with its `otherwise` for a path no rule
-    matches), or None when it is allowed."""
-    rule = first_match(rules, rel, classes, root)
+    matches), or None when it is allowed. The first rule that matches decides."""
+    tests, answers = _entry(rules, classes, root)
+    try:
+        rule = answers[rel]
+    except KeyError:
+        name = rel.rsplit("/", 1)[-1]
+        rule = next((rule for rule, test in tests if test(rel, name)), None)
+        if len(answers) >= MAX_ANSWERS:
+            answers.clear()
+        answers[rel] = rule
     if rule is None:
         return otherwise
     return rule.reason if rule.deny is not None else None
 
 
-# id(rules) -> (rules, classes, the environment names its patterns read, the same encoded); then
-# the compiled rules per (id(rules), id(classes), root, those names' values), with the first rule
-# each path judged so far matched: a pure function of the path once all the rest is fixed, so it
-# lives and dies with its entry. The entries hold the objects whose ids they are keyed on, so an
-# id cannot be reused while its entry lives.
-_names: dict[int, tuple[object, object, tuple[str, ...], tuple[bytes, ...]]] = {}
+# id(rules) -> (rules, classes, the environment variables its patterns read); then the compiled
+# rules per (id(rules), id(classes), root, those variables' values), with the first rule each path
+# judged so far matched: a pure function of the path once all the rest is fixed, so it lives and
+# dies with its entry. The entries hold the objects whose ids they are keyed on, so an id cannot be
+# reused while its entry lives.
+_names: dict[int, tuple[object, object, Variables]] = {}
 _compiled: dict[tuple[object, ...], tuple[object, object, list[tuple[PathRule, Test]], dict[str, PathRule | None]]] = {}
-
-
-def _environment(names: tuple[str, ...], encoded: tuple[bytes, ...]) -> tuple[object, ...]:
-    """The values of `names` now. os.environ's own table (bytes -> bytes on POSIX, kept by every
-    assignment to os.environ) is looked up afresh (os.environ may be replaced): a name that is not
-    set costs os.environ.get a KeyError, and a rule list names several such places."""
-    if not names:  # most rule lists anchor no pattern on a variable
-        return ()
-    data = getattr(os.environ, "_data", None) if os.name == "posix" else None
-    if not isinstance(data, dict):
-        return tuple(os.environ.get(name) for name in names)
-    return tuple(data.get(name) for name in encoded)
 
 
 def compiled(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
@@ -91,8 +72,8 @@ def _entry(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
                               for name in anchor_names(pattern)}))
         if len(_names) >= MAX_COMPILED:
             _names.clear()
-        known = _names[id(rules)] = (rules, classes, names, tuple(os.fsencode(name) for name in names))
-    key = (id(rules), id(classes), root, _environment(known[2], known[3]))
+        known = _names[id(rules)] = (rules, classes, Variables(names))
+    key = (id(rules), id(classes), root, known[2].values())
     entry = _compiled.get(key)
     if entry is None or entry[0] is not rules or entry[1] is not classes:
         if len(_compiled) >= MAX_COMPILED:

@@ -1,0 +1,30 @@
+"""Environment variables read on every decision: the effect store's place (HOME, XDG_STATE_HOME)
+and the anchored patterns of the rules (`~/...`, `$CODEX_HOME/...`) are worked out once and
+kept by the values they were worked out from, which must be read afresh each time, since
+os.environ may change between two decisions of a long-running core."""
+
+from __future__ import annotations
+
+import os
+
+
+class Variables:
+    """The values of some environment variables now (`values()`): a key to keep what was worked
+    out from them by, not the values to use (on POSIX they are os.environ's own encoded bytes).
+    Read from os.environ's own table (bytes -> bytes, kept by every assignment to os.environ or
+    os.environb) in one pass: os.environ.get encodes the name and decodes the value in Python, a
+    microsecond per name on every decision. os.environ is looked up afresh, as it may be replaced."""
+
+    __slots__ = ("names", "_encoded")
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self._encoded = tuple(os.fsencode(name) for name in names)
+
+    def values(self) -> tuple[object, ...]:
+        if not self.names:  # most rule lists anchor no pattern on a variable
+            return ()
+        data = getattr(os.environ, "_data", None) if os.name == "posix" else None
+        if type(data) is not dict:
+            return tuple(map(os.environ.get, self.names))
+        return tuple(map(data.get, self._encoded))
