@@ -20,7 +20,7 @@ def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequen
     `resolve`: `resolved`, or one that remembers it for a decision (`Context.resolved`)."""
     if "\x00" in path:
         raise ValueError("path contains a NUL byte")
-    joined = os.path.join(cwd, path)
+    joined = at(cwd, path)
     lexical = os.path.normpath(joined)
     try:
         real = (resolve or resolved)(joined)
@@ -30,6 +30,12 @@ def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequen
     markers = _marker_parts(tuple(worktree_markers))
     spelled = _spelling(lexical, forms, markers)
     return (spelled,) if real == lexical else tuple(dict.fromkeys((spelled, _spelling(real, forms, markers))))
+
+
+def at(cwd: str, path: str) -> str:
+    """os.path.join(cwd, path) of a text path: the absolute path a runtime's Write names, as it is,
+    without join's walk in Python (every write judged asks)."""
+    return path if path[:1] == "/" else os.path.join(cwd, path)
 
 
 @lru_cache(maxsize=4096)

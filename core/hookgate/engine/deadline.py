@@ -72,9 +72,24 @@ class _Alarm:
         _signal.setitimer(_signal.ITIMER_REAL, max(seconds, 1e-6))
 
     def run(self, fn: Callable[..., T], seconds: float | None, *args: Any) -> T:
+        if self.deadline is not None or not seconds or seconds <= 0:
+            return self._within(fn, seconds, args)
+        # a gate of the event (no other running): the way every gate takes, so kept short
+        deadline = waits.clock() + seconds
+        self.deadline, self.seconds = deadline, seconds
+        if self.armed is None or self.armed > deadline:
+            self.arm(deadline, seconds)
+        try:
+            return fn(*args)
+        finally:
+            self.deadline = None
+
+    def _within(self, fn: Callable[..., T], seconds: float | None, args: tuple[Any, ...]) -> T:
+        """`fn` run from within a running gate, under its own deadline and the gate's (a gate may run
+        another), or with no deadline of its own."""
         if not seconds or seconds <= 0:
             return fn(*args)
-        outer = (self.deadline, self.seconds)  # a gate may run another under its own deadline
+        outer = (self.deadline, self.seconds)
         now = waits.clock()
         deadline = now + seconds
         if outer[0] is not None and outer[0] < deadline:

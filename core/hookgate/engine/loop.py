@@ -97,8 +97,14 @@ class Engine:
         monitored: list[str] = []
         gates, observers = self._applying(event)
         for gate, check in gates:
-            verdict = self._run(gate, check, event, ctx, failed, bounded)
-            if verdict is ALLOW:  # most gates' answer: nothing to bound, record or fold in
+            try:
+                verdict = bounded(check, gate.timeout, event, ctx)
+            except Exception as exc:  # a gate's failure is turned into its declared outcome, never raised
+                verdict = _failed(gate, exc, ctx, failed)
+            else:
+                if verdict is not None:
+                    verdict = _declared(gate, verdict, ctx, failed)
+            if verdict is None or verdict is ALLOW:  # most gates' answer: nothing to bound, record or fold in
                 ran.append((gate.id, "allow", None))
                 continue
             ran.append((gate.id, verdict.kind, getattr(verdict, "reason", None)))
@@ -165,28 +171,6 @@ class Engine:
         ctx.warn(f"hookgate: {error}; allowing (no gate on {event_name or 'this event'} fails closed)")
         return Decision(verdict=ALLOW)
 
-    def _run(self, gate: Gate, check: Callable[..., Verdict | None], event: Event, ctx: Context,
-             failed: list[str], bounded: Bounded) -> Verdict:
-        try:
-            verdict = bounded(check, gate.timeout, event, ctx)
-            if verdict is None:
-                return ALLOW
-            if not isinstance(verdict, Verdict):
-                raise TypeError(f"returned {type(verdict).__name__}, not a Verdict")
-        except Exception as exc:  # a gate's failure is turned into its declared outcome, never raised
-            failed.append(gate.id)
-            error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            ctx.record("gate_error", gate=gate.id, error=error, fail_mode=gate.fail_mode)
-            ctx.warn(f"hookgate: gate {gate.id} failed ({error}); failing {gate.fail_mode}")
-            if gate.fail_mode == "closed":
-                return Block(reason=f"hookgate gate {gate.id} failed ({error}) and fails closed")
-            return ALLOW
-        if isinstance(verdict, BLOCKING_KINDS) and not gate.may_block:
-            ctx.record("gate_violation", gate=gate.id, kind=verdict.kind)
-            ctx.warn(f"hookgate: gate {gate.id} is not declared may_block; its {verdict.kind} was refused")
-            return Allow(message=verdict.message, context=verdict.context)
-        return verdict
-
     def _bound(self, gate: Gate, verdict: Refusal, event: Event, ctx: Context, forced: list[str]) -> Verdict:
         limit = gate.block_limit
         assert limit is not None
@@ -205,6 +189,29 @@ class Engine:
         if event.name not in CONTEXT_REACHES_MODEL:
             ctx.session.push_notice(warning)
         return ContextVerdict(context=warning, message=warning)
+
+
+def _failed(gate: Gate, exc: Exception, ctx: Context, failed: list[str]) -> Verdict:
+    """What a gate that raised answers: its fail mode, recorded and said on stderr."""
+    failed.append(gate.id)
+    error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    ctx.record("gate_error", gate=gate.id, error=error, fail_mode=gate.fail_mode)
+    ctx.warn(f"hookgate: gate {gate.id} failed ({error}); failing {gate.fail_mode}")
+    if gate.fail_mode == "closed":
+        return Block(reason=f"hookgate gate {gate.id} failed ({error}) and fails closed")
+    return ALLOW
+
+
+def _declared(gate: Gate, verdict: object, ctx: Context, failed: list[str]) -> Verdict:
+    """A gate's answer as its declaration lets it stand: something not a Verdict is its failure,
+    and a block from a gate not declared may_block is refused."""
+    if not isinstance(verdict, Verdict):
+        return _failed(gate, TypeError(f"returned {type(verdict).__name__}, not a Verdict"), ctx, failed)
+    if isinstance(verdict, BLOCKING_KINDS) and not gate.may_block:
+        ctx.record("gate_violation", gate=gate.id, kind=verdict.kind)
+        ctx.warn(f"hookgate: gate {gate.id} is not declared may_block; its {verdict.kind} was refused")
+        return Allow(message=verdict.message, context=verdict.context)
+    return verdict
 
 
 def _monitored(gate: Gate, verdict: Verdict, ctx: Context, monitored: list[str]) -> Verdict:

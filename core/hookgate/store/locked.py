@@ -91,10 +91,11 @@ def append(path: Path, data: bytes) -> None:
 
 # The files this process appends to, kept open: a long-running core appends a few logs on every
 # decision, and opening one costs more than the write. path -> (descriptor, the process that
-# opened it, device, inode). A descriptor is used only while the path still names its file (a
-# session reset replaces the logs, a cleanup removes them) and only by the process that opened
-# it: a fork shares the parent's open file, and with it the parent's lock, so it opens its own.
-_appenders: dict[str, tuple[int, int, int, int]] = {}
+# opened it, (device, inode), the kept look at what the path names: its key and its work). A
+# descriptor is used only while the path still names its file (a session reset replaces the logs,
+# a cleanup removes them) and only by the process that opened it: a fork shares the parent's open
+# file, and with it the parent's lock, so it opens its own.
+_appenders: dict[str, tuple[int, int, tuple[int, int], tuple[str, str], Callable[[], tuple[int, int] | None]]] = {}
 _MAX_APPENDERS = 16
 # this process's id, kept up to date across forks instead of asked on every append (a system call)
 _pid = os.getpid()
@@ -112,15 +113,15 @@ def _appender(path: str) -> int:
     known = _appenders.get(path)
     pid = _pid
     if known is not None:
-        fd, opener, dev, ino = known
+        fd, opener, identity, key, file_at = known
         if opener == pid:
             # kept across calls while no folder on the way changed: appends do not move the file
-            if kept.look(("file at", path), partial(_file_at, path), route=path) == (dev, ino):
+            if kept.look(key, file_at, route=path) == identity:
                 return fd
             os.close(fd)
         del _appenders[path]
     if len(_appenders) >= _MAX_APPENDERS:
-        for fd, opener, _, _ in _appenders.values():
+        for fd, opener, *_ in _appenders.values():
             if opener == pid:
                 os.close(fd)
         _appenders.clear()
@@ -129,7 +130,7 @@ def _appender(path: str) -> int:
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise NotAFile(f"{path} is not a regular file")
-    _appenders[path] = (fd, pid, st.st_dev, st.st_ino)
+    _appenders[path] = (fd, pid, (st.st_dev, st.st_ino), ("file at", path), partial(_file_at, path))
     return fd
 
 
@@ -143,8 +144,10 @@ def _file_at(path: str) -> tuple[int, int] | None:
 
 
 def write_all(fd: int, data: bytes) -> None:
-    """Write all of `data` to `fd`: a write may take less than it is given."""
-    view = memoryview(data)
+    """Write all of `data` to `fd`: a write may take less than it is given (one line to a log
+    never does, so the rest is sliced only when there is one)."""
+    written = os.write(fd, data)
+    view = memoryview(data)[written:] if written < len(data) else None
     while view:
         view = view[os.write(fd, view):]
 
