@@ -50,13 +50,14 @@ def denial(rules: Sequence[PathRule], rel: str, classes: Mapping[str, list[str]]
     return rule.reason if rule.deny is not None else None
 
 
-# id(rules) -> (rules, classes, the environment variables its patterns read); then the compiled
-# rules per (id(rules), id(classes), root, those variables' values), with the first rule each path
-# judged so far matched: a pure function of the path once all the rest is fixed, so it lives and
-# dies with its entry. The entries hold the objects whose ids they are keyed on, so an id cannot be
-# reused while its entry lives.
-_names: dict[int, tuple[object, object, Variables]] = {}
-_compiled: dict[tuple[object, ...], tuple[object, object, list[tuple[PathRule, Test]], dict[str, PathRule | None]]] = {}
+# (id(rules), id(classes), root) -> the rule list compiled for that root and for the environment
+# it was compiled in: (rules, classes, the environment variables its anchored patterns read, their
+# values then, the compiled rules, the first rule each path judged so far matched). The answers
+# are a pure function of the path once all the rest is fixed, so they live and die with their
+# entry; a change of those variables compiles the list again. The entries hold the objects whose
+# ids they are keyed on, so an id cannot be reused while its entry lives.
+_compiled: dict[tuple[int, int, str | None], tuple[object, object, Variables, tuple[object, ...],
+                                                   list[tuple[PathRule, Test]], dict[str, PathRule | None]]] = {}
 
 
 def compiled(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
@@ -66,20 +67,18 @@ def compiled(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
 
 def _entry(rules: Sequence[PathRule], classes: Mapping[str, list[str]],
            root: str | None) -> tuple[list[tuple[PathRule, Test]], dict[str, PathRule | None]]:
-    known = _names.get(id(rules))
-    if known is None or known[0] is not rules or known[1] is not classes:
-        names = tuple(sorted({name for rule in rules for pattern in expand(rule.allow or rule.deny or [], classes)
-                              for name in anchor_names(pattern)}))
-        if len(_names) >= MAX_COMPILED:
-            _names.clear()
-        known = _names[id(rules)] = (rules, classes, Variables(names))
-    key = (id(rules), id(classes), root, known[2].values())
+    key = (id(rules), id(classes), root)
     entry = _compiled.get(key)
-    if entry is None or entry[0] is not rules or entry[1] is not classes:
+    if entry is None or entry[0] is not rules or entry[1] is not classes or entry[2].values() != entry[3]:
+        names = {name for rule in rules for pattern in expand(rule.allow or rule.deny or [], classes)
+                 for name in anchor_names(pattern)}
+        variables = Variables(tuple(sorted(names)))
+        values = variables.values()
         if len(_compiled) >= MAX_COMPILED:
             _compiled.clear()
-        entry = _compiled[key] = (rules, classes, [(rule, rule_test(rule, classes, root)) for rule in rules], {})
-    return entry[2], entry[3]
+        entry = _compiled[key] = (rules, classes, variables, values,
+                                  [(rule, rule_test(rule, classes, root)) for rule in rules], {})
+    return entry[4], entry[5]
 
 
 def rule_test(rule: PathRule, classes: Mapping[str, list[str]], root: str | None) -> Test:
