@@ -208,3 +208,26 @@ def test_a_fifo_in_place_of_a_state_file_neither_hangs_nor_lets_a_refused_write_
         payload["tool_input"]["file_path"] = str(tmp_path / "notes.txt")
         done = run_hook("claude", payload, tmp_path, "--event", "PreToolUse", env={"HOOKGATE_WARM": warm})
         assert done.returncode == 0 and b"deny" not in done.stdout, done.stderr
+
+
+def test_write_all_writes_what_a_short_write_left(tmp_path, monkeypatch):
+    """A write may take less than it is given (a full disk, a signal): the rest follows."""
+    import os
+
+    from hookgate.store import locked
+
+    real_write = os.write
+    taken = []
+
+    def short(fd, data):
+        taken.append(real_write(fd, bytes(data[:3])))
+        return taken[-1]
+
+    path = tmp_path / "log"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    monkeypatch.setattr(os, "write", short)
+    try:
+        locked.write_all(fd, b"0123456789\n")
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b"0123456789\n" and taken == [3, 3, 3, 2]

@@ -1,6 +1,7 @@
 from hookgate.model.verdicts import Allow, AnyVerdict, Ask, Block, Context, Modify, Retry, combine
 
 import msgspec
+import pytest
 
 
 def test_no_verdicts_is_allow():
@@ -35,3 +36,20 @@ def test_last_modify_wins():
 def test_verdicts_round_trip_as_a_tagged_union():
     for verdict in (Allow(), Block(reason="x", message="m"), Retry(reason="r", delay_ms=5), Modify(updated_input={"a": [1]})):
         assert msgspec.json.decode(msgspec.json.encode(verdict), type=AnyVerdict) == verdict
+
+
+TEXTS = (None, "", "x")
+
+
+@pytest.mark.parametrize("verdict", [
+    *(Allow(message=message, context=context) for message in TEXTS for context in TEXTS),
+    *(kind(reason=reason, message=message, context=context) for kind in (Retry, Block, Ask)
+      for reason in ("", "r") for message in TEXTS for context in TEXTS),
+    *(Context(context=context, message=message) for context in ("", "c") for message in TEXTS),
+    *(Modify(updated_input={"a": 1}, message=message, context=context) for message in TEXTS for context in TEXTS),
+], ids=repr)
+def test_one_verdict_alone_folds_as_it_does_among_others(verdict):
+    """combine() hands one verdict back as it is when that is its fold: the same answer as the
+    fold of it beside an allow that says nothing (empty texts become None, an allow's context
+    a Context)."""
+    assert combine([verdict]) == combine([verdict, Allow()])

@@ -91,6 +91,8 @@ def combine(verdicts: Iterable[Verdict]) -> Verdict:
     verdicts = list(verdicts)
     if not verdicts:
         return ALLOW
+    if len(verdicts) == 1 and _folded(verdicts[0]):  # most events: one gate had something to say
+        return verdicts[0]
     winner_cls = min((type(v) for v in verdicts), key=_rank.__getitem__)
     message = _merge(v.message for v in verdicts)
     context = _merge(v.context for v in verdicts)
@@ -107,6 +109,12 @@ def combine(verdicts: Iterable[Verdict]) -> Verdict:
     if context:
         return Context(context=context, message=message)
     return Allow(message=message)
+
+
+def _folded(verdict: Verdict) -> bool:
+    """Whether one verdict alone is already what combine() folds it into: no empty text (folded to
+    None), and no context on an allow (folded into a Context)."""
+    return verdict.message != "" and (verdict.context is None if type(verdict) is Allow else verdict.context != "")
 
 
 def _reasons(verdicts: list[Verdict], kind: type[Refusal]) -> str:

@@ -3,7 +3,6 @@ the pipeline's worktree markers), and how a reason names a file."""
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from ..paths import matches, readings
@@ -28,4 +27,4 @@ def event_readings(path: str, event: Event, ctx: Context) -> tuple[str, ...]:
 
 def file_name(path: str) -> str:
     """The name a reason shows for a written path (its last component)."""
-    return os.path.basename(path.rstrip("/\\")) or path
+    return path.rstrip("/\\").rpartition("/")[2] or path  # os.path.basename, without its Python

@@ -144,8 +144,8 @@ def _file_at(path: str) -> tuple[int, int] | None:
 
 
 def write_all(fd: int, data: bytes) -> None:
-    """Write all of `data` to `fd`: a write may take less than it is given (one line to a log
-    never does, so the rest is sliced only when there is one)."""
+    """Write all of `data` to `fd`: a write may take less than it is given (to a regular file,
+    only when the disk is full or a signal came, so the rest is sliced only when there is one)."""
     written = os.write(fd, data)
     view = memoryview(data)[written:] if written < len(data) else None
     while view:
