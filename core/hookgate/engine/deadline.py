@@ -167,8 +167,8 @@ class EventScope:
         self._alarm: _Alarm | None = None
         if not _HAS_ALARM or _active is not None:
             return call_with_deadline
-        kept = _kept
-        if kept is not None and kept[0] == _thread.get_ident() and _signal.getsignal(_signal.SIGALRM) is kept[2]:
+        kept, here = _kept, _thread.get_ident()
+        if kept is not None and kept[0] == here and _signal.getsignal(_signal.SIGALRM) is kept[2]:
             alarm, self._swapped = kept[1], False
         else:
             alarm, self._swapped = _Alarm(), True
@@ -176,7 +176,7 @@ class EventScope:
                 self._previous = _signal.signal(_signal.SIGALRM, alarm.on_alarm)
             except ValueError:  # not the main thread: each gate gets a helper thread
                 return call_with_deadline
-        _active = (_thread.get_ident(), alarm)
+        _active = (here, alarm)
         self._alarm = alarm
         return alarm.run
 

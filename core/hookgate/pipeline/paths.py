@@ -17,11 +17,11 @@ __all__ = ["event_readings", "file_name", "matches", "readings"]
 def event_readings(path: str, event: Event, ctx: Context) -> tuple[str, ...]:
     """`readings` of a path an event names, in the event's project, resolved once per decision."""
     key = ("readings", path, event.cwd)
-    if key not in ctx.memo:
+    found: tuple[str, ...] | None = ctx.memo.get(key)
+    if found is None:
         root = str(ctx.project.root)
-        ctx.memo[key] = readings(path, event.cwd or root, [root], ctx.config.pipeline.worktree_markers,
-                                 ctx.resolved)
-    found: tuple[str, ...] = ctx.memo[key]
+        found = ctx.memo[key] = readings(path, event.cwd or root, [root], ctx.config.pipeline.worktree_markers,
+                                         ctx.resolved)
     return found
 
 
