@@ -1,11 +1,12 @@
 """store/kept.py: the filesystem's answers a long-running core keeps across decisions, and the
 kernel's change queue that drops them. An agent's shell changes the project between two decisions
 (real bash, real files), and the keeping process must decide as the filesystem now is: the
-ground truth is where the write lands (realpath after the change) and what the role file holds
-(its bytes after the change), never a label."""
+ground truth is where the write lands (realpath after the change), what the role file holds and
+how many stages the stage log holds (their bytes after the change), never a label."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -241,3 +242,44 @@ def test_another_thread_neither_uses_nor_fills_the_store(keeping: kept.Kept, roo
     look("deciding")
     look("deciding")
     assert asked == ["other", "other", "deciding"]
+
+
+# what the agent's shell does to the log of completed stages (`hookgate stage complete` appends to
+# it); the stages then counted are read from its bytes
+STAGES = [
+    "echo '{\"role\": \"asset\"}' >> .hookgate/stage.jsonl",
+    "sed -i 's/design/asset/' .hookgate/stage.jsonl",
+    "printf '' > .hookgate/stage.jsonl",
+    "rm .hookgate/stage.jsonl",
+    "cp .hookgate/stage.jsonl s.tmp && echo '{\"role\": \"asset\"}' >> s.tmp && mv s.tmp .hookgate/stage.jsonl",
+    "echo '{\"role\": \"asset\"}' > elsewhere && ln -sf ../elsewhere .hookgate/stage.jsonl",
+    'python3 -c "open(\'.hookgate/stage.jsonl\', \'r+\').write(\'{\\"role\\": \\"asset\\" }\')"',  # in place
+    "mkdir other && cp .hookgate/current_role other/ && mv .hookgate .hookgate.old && ln -s other .hookgate",
+    "touch .hookgate/stage.jsonl",  # the same stages
+]
+
+
+def stages_in(path: Path) -> int:
+    """The stages a log holds, read from its bytes here: lines that are JSON objects naming a role."""
+    if not path.exists():
+        return 0
+    count = 0
+    for line in path.read_bytes().splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        count += isinstance(entry, dict) and isinstance(entry.get("role"), str)
+    return count
+
+
+@pytest.mark.parametrize("command", STAGES)
+def test_the_stages_counted_after_a_change_are_those_in_the_log(keeping: kept.Kept, root: Path, command: str) -> None:
+    from hookgate.store.project import Project
+
+    log = root / ".hookgate" / "stage.jsonl"
+    log.write_text('{"role": "design", "ts": "2026-01-01T00:00:00Z"}\n')
+    project = Project.open(root)
+    assert len(project.stage_log()) == len(project.stage_log()) == 1  # the second is kept
+    shell(root, command)
+    assert len(project.stage_log()) == stages_in(log), (command, log.read_bytes() if log.exists() else None)

@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 import msgspec
 
-from . import locked
+from . import kept, locked
 from .layout import GODOTMAKER, HOOKGATE, Layout, choose, layout as named_layout
 from .session import SessionStore
 
@@ -169,12 +169,16 @@ class Project:
     # -- completed stages ------------------------------------------------------------------
     def stage_log(self) -> list[dict[str, Any]]:
         """The completed stages, in order. Every decision's record counts them, so the log is
-        read again only when it changed (locked.Remembered)."""
+        read again only when it changed (locked.Remembered), and not even looked at by a core
+        that keeps answers while nothing changed there (store/kept.py)."""
+        return list(kept.look(("stage log", self._stage_file), self._read_stage_log, (self._stage_file,)))
+
+    def _read_stage_log(self) -> tuple[dict[str, Any], ...]:
         try:
             st = os.stat(self._stage_file)
         except (FileNotFoundError, NotADirectoryError):
-            return []
-        return list(self._stages.look(st))
+            return ()
+        return self._stages.look(st)
 
     def completed_roles(self) -> set[str]:
         return {entry["role"] for entry in self.stage_log()}
