@@ -33,6 +33,8 @@ class SessionState(Protocol):
 
 
 class Context:
+    __slots__ = ("project", "session", "config", "records", "warnings", "memo")  # one is made per decision
+
     def __init__(self, *, project: "Project", session: SessionState, config: "Config") -> None:
         self.project = project
         self.session = session
