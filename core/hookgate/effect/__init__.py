@@ -100,9 +100,8 @@ def _any_tool(tool: str) -> bool:
 def wrapped(event: "Event", ctx: "Context") -> bool:
     """Whether the check wraps this tool call: a tool of `[effect] tools`, or one file of a patch."""
     tool = getattr(event, "tool_name", "")
-    if "patch" in (getattr(event, "tool_input", None) or {}) and tool in FILE_TOOLS:
-        return True
-    return _matches(ctx.config.effect.tools, tool)
+    return bool(_tool_test(ctx.config.effect.tools)(tool)) or (
+        tool in FILE_TOOLS and "patch" in (getattr(event, "tool_input", None) or {}))
 
 
 def covers(event: "Event", ctx: "Context") -> bool:
