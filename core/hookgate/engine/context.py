@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 _UNSEEN = object()  # Context.look: nothing in the memo under that key yet
-_ROLE = "role"  # Context.look's key of the decision's look at the role file, with the file
 
 
 class SessionState(Protocol):
@@ -59,14 +58,13 @@ class Context:
         """The active role and its file's mtime (Project.role_state), looked at once per decision:
         every gate and the decision's record see the same role. A gate that changes the role file
         says so with `role_changed()`."""
-        project = self.project
-        return self.look((_ROLE, project.role_file), project.role_state, (project.role_file,))
+        return self.look(*self.project.role_look)
 
     def current_role(self) -> str | None:
         return self.role_state()[0]
 
     def role_changed(self) -> None:
-        self.memo.pop((_ROLE, self.project.role_file), None)
+        self.memo.pop(self.project.role_look[0], None)
 
     def resolved(self, path: str) -> str:
         """Where `path` lands, symlinks followed (paths.resolved), once per decision: the

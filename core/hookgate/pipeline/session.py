@@ -23,8 +23,9 @@ idling or closing when the user sets a role for the next one does not take it.
 from __future__ import annotations
 
 import os
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
+from typing import Callable
 
 import msgspec
 
@@ -79,12 +80,18 @@ def role_owner(ctx: Context, mtime: int | None = None) -> str | None:
     mtime = _role_mtime(ctx) if mtime is None else mtime
     if mtime is None:
         return None
-    path = ctx.project.role_owner_path
-    note = ctx.look(("role owner", path), partial(_owner_note, path), (path,))
+    note = ctx.look(*_owner_look(ctx.project.role_owner_path))
     if not isinstance(note, dict) or note.get("mtime_ns") != mtime or not isinstance(note.get("session_id"), str):
         return None
     session_id: str = note["session_id"]
     return session_id
+
+
+@lru_cache(maxsize=64)
+def _owner_look(path: str) -> tuple[tuple[str, str], Callable[[], object], tuple[str]]:
+    """A decision's look at the owner note (Context.look: key, work, the file it reads), made once
+    per note: every tool call's session gate asks."""
+    return ("role owner", path), partial(_owner_note, path), (path,)
 
 
 # The owner note of each project as last read in this process, read again when its file changed

@@ -54,6 +54,10 @@ class Project:
         self.stage_path = self.dir / self.layout.stage_log
         self._stage_file = str(self.stage_path)
         self._stages = locked.Remembered(self.stage_path, _stage_entries)
+        # the looks at the role file and the stage log, as a decision makes them (Context.look,
+        # store/kept.py: key, work, the files they read), made once: a decision looks several times
+        self.role_look = (("role", self.role_file), self.role_state, (self.role_file,))
+        self._stage_look = (("stage log", self._stage_file), self._read_stage_log, (self._stage_file,))
         self.schemas_path = self.dir / self.layout.stage_schemas
 
     @classmethod
@@ -171,7 +175,7 @@ class Project:
         """The completed stages, in order. Every decision's record counts them, so the log is
         read again only when it changed (locked.Remembered), and not even looked at by a core
         that keeps answers while nothing changed there (store/kept.py)."""
-        return list(kept.look(("stage log", self._stage_file), self._read_stage_log, (self._stage_file,)))
+        return list(kept.look(*self._stage_look))
 
     def _read_stage_log(self) -> tuple[dict[str, Any], ...]:
         try:

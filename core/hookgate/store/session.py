@@ -51,7 +51,8 @@ class SessionStore:
         self.metrics_path = at(self.layout.session_metrics)
         self.state_path = at(self.layout.session_state)
         self.notices_path = at(self.layout.notices)
-        self._notices_file = str(self.notices_path)
+        notices = str(self.notices_path)
+        self._notices_look = (("exists", notices), partial(os.path.exists, notices), (notices,))  # made once: every decision asks
         self.decisions_path = at(self.layout.decisions)
         self.lifetime_path = at(self.layout.lifetime_metrics)
         self.dir = self.metrics_path.parent
@@ -126,8 +127,7 @@ class SessionStore:
         locked.append(self.notices_path, _encoder.encode(text) + b"\n")
 
     def pop_notices(self) -> list[str]:
-        path = self._notices_file
-        if not kept.look(("exists", path), partial(os.path.exists, path), (path,)):  # the common case
+        if not kept.look(*self._notices_look):  # the common case
             return []
         with locked.exclusive(self._lock):
             raw = locked.read(self.notices_path)
