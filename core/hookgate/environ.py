@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+_POSIX = os.name == "posix"  # where os.environ's table maps bytes to bytes
+
 
 class Variables:
     """The values of some environment variables now (`values()`): a key to keep what was worked
@@ -24,7 +26,7 @@ class Variables:
     def values(self) -> tuple[object, ...]:
         if not self.names:  # most rule lists anchor no pattern on a variable
             return ()
-        data = getattr(os.environ, "_data", None) if os.name == "posix" else None
+        data = getattr(os.environ, "_data", None) if _POSIX else None
         if type(data) is not dict:
             return tuple(map(os.environ.get, self.names))
         return tuple(map(data.get, self._encoded))

@@ -100,6 +100,7 @@ def _any_tool(tool: str) -> bool:
 def wrapped(event: "Event", ctx: "Context") -> bool:
     """Whether the check wraps this tool call: a tool of `[effect] tools`, or one file of a patch."""
     tool = getattr(event, "tool_name", "")
+    # _matches without the call around it: two slots of every PreToolUse ask
     return bool(_tool_test(ctx.config.effect.tools)(tool)) or (
         tool in FILE_TOOLS and "patch" in (getattr(event, "tool_input", None) or {}))
 

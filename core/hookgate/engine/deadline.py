@@ -85,26 +85,26 @@ class _Alarm:
             self.deadline = None
 
     def _within(self, fn: Callable[..., T], seconds: float | None, args: tuple[Any, ...]) -> T:
-        """`fn` run from within a running gate, under its own deadline and the gate's (a gate may run
-        another), or with no deadline of its own."""
+        """`fn` run from within a running gate (a gate may run another), under its own deadline and
+        the gate's, or with no deadline of its own."""
         if not seconds or seconds <= 0:
             return fn(*args)
-        outer = (self.deadline, self.seconds)
+        outer, outer_seconds = self.deadline, self.seconds
+        assert outer is not None  # run() took every call with a deadline of its own that no gate runs
         now = waits.clock()
         deadline = now + seconds
-        if outer[0] is not None and outer[0] < deadline:
-            self.deadline = outer[0]  # the inner call cannot outlive the outer one
+        if outer < deadline:
+            deadline = outer  # the inner call cannot outlive the outer one
         else:
             self.deadline, self.seconds = deadline, seconds
-        deadline = self.deadline
         if self.armed is None or self.armed > deadline:
             self.arm(deadline, deadline - now)
         try:
             return fn(*args)
         finally:
-            self.deadline, self.seconds = outer
-            if outer[0] is not None and (self.armed is None or self.armed > outer[0]):
-                self.arm(outer[0], outer[0] - waits.clock())  # the inner one's timer fired or was later
+            self.deadline, self.seconds = outer, outer_seconds
+            if self.armed is None or self.armed > outer:
+                self.arm(outer, outer - waits.clock())  # the inner one's timer fired or was later
 
 
 # the main thread's event scope, with that thread's id: signals only ever reach the main thread,
