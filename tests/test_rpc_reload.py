@@ -3,6 +3,8 @@ good policy, and the error reaches the next verdict's user message, once."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -73,6 +75,41 @@ def test_session_records_do_not_trigger_reloads(core: Core, root: Path):
         core.evaluate(pre_write(root, name))
     (root / ".hookgate" / "config.toml").write_text(DISABLE_WRITE_RULES)
     assert core.notification("policy/reloaded")["generation"] == 2  # the first reload is the config's
+
+
+
+def _wake_ups(pid: int, skip: int) -> int:
+    """Context switches, so far, of a process's threads other than `skip` (its main thread)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        if int(task) != skip:
+            with open(f"/proc/{pid}/task/{task}/status") as status:
+                for line in status:
+                    name, _, value = line.partition(":")
+                    if name in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"):
+                        total += int(value)
+    return total
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts a thread's wake-ups in /proc")
+def test_an_idle_core_s_reload_thread_sleeps(core: Core, root: Path):
+    """The watch wakes when a policy file or a folder on the way to one changes, not on a timer nor
+    on the records the core appends beside config.toml: in half a second of a core between calls,
+    its thread is woken at most once (to look whether the core is stopping), where watchfiles'
+    was woken some 17 times. The quietest of four such windows is taken: a folder on the way
+    (/tmp, here) may see other programs' files come and go."""
+    for name in ("a.txt", "b.txt"):  # the session's files are made (new entries: it looks at them)
+        core.evaluate(pre_write(root, name))
+    time.sleep(0.5)
+    windows = []
+    for name in ("c.txt", "d.txt", "e.txt", "f.txt"):  # from here on its records only grow
+        before = _wake_ups(core.proc.pid, core.proc.pid)
+        core.evaluate(pre_write(root, name))
+        time.sleep(0.5)
+        windows.append(_wake_ups(core.proc.pid, core.proc.pid) - before)
+    assert min(windows) < 6, windows
+    (root / ".hookgate" / "config.toml").write_text(DISABLE_WRITE_RULES)
+    assert core.notification("policy/reloaded")["ok"]  # and it still wakes for what matters
 
 
 def test_a_policy_that_raises_is_kept_out(tmp_path: Path):
@@ -146,3 +183,115 @@ def test_an_unreadable_hooks_json_keeps_the_command_hooks_in_force(core: Core, r
     assert not core.notification("policy/reloaded")["ok"]
     verdict = core.evaluate(publish(root))
     assert "no shell today" in verdict["reason"] and "reload failed" in verdict["message"]
+
+
+@pytest.fixture
+def watched(tmp_path: Path):
+    """A policy watch on an inotify store of its own, as the core's reload thread keeps it."""
+    from hookgate.rpc.reload import _watch_targets
+    from hookgate.store.kept import new_store
+
+    store = new_store()
+    if store is None:
+        pytest.skip("no inotify here: the core watches with watchfiles")  # never on Linux, where CI runs
+    (tmp_path / "home").mkdir()
+    (tmp_path / ".hookgate").mkdir()
+    targets = WatchSet(Project(tmp_path), tmp_path / "home")
+    assert _watch_targets(store, targets)
+    yield store, targets, lambda: _watch_targets(store, targets)
+    store.close()
+
+
+def test_the_logs_beside_the_policy_files_never_wake_the_watch(watched, tmp_path: Path):
+    """The core appends its records to .hookgate/metrics.jsonl, beside config.toml, after every
+    decision, and so does every hook process of another runtime in the project: the kernel queues
+    nothing for those, so the reload thread sleeps through them."""
+    store, _, _ = watched
+    hookgate_dir = tmp_path / ".hookgate"
+    log = hookgate_dir / "metrics.jsonl"
+    log.write_text("{}\n")
+    assert store.wait(0.2) == {str(log)}  # a new file: an entry of the folder (not a policy file)
+    with log.open("a") as kept_open:  # the core keeps its logs open
+        for _ in range(20):
+            kept_open.write("{}\n")
+            kept_open.flush()
+    assert store.wait(0.2) == set()
+    (hookgate_dir / "sessions" / "s1").mkdir(parents=True)
+    store.wait(0.2)
+    (hookgate_dir / "sessions" / "s1" / "metrics.jsonl").write_text("{}\n")
+    assert store.wait(0.2) == set()
+
+
+def test_every_way_a_policy_file_changes_wakes_the_watch(watched, tmp_path: Path):
+    store, targets, rewatch = watched
+    hookgate_dir = tmp_path / ".hookgate"
+    config = hookgate_dir / "config.toml"
+
+    def woken() -> set[str]:
+        changed = store.wait(0.5)
+        while more := store.wait(0.05):
+            changed |= more
+        assert rewatch()  # as the thread does after each burst
+        return {path for path in changed if targets.matters(Path(path))}
+
+    config.write_text("a = 1\n")  # created
+    assert woken() == {str(config)}
+    with config.open("a") as f:  # written in place, without a new entry in the folder
+        f.write("b = 2\n")
+    assert woken() == {str(config)}
+    for _ in range(2):  # saved the way editors save: a new file renamed over it, twice
+        staged = hookgate_dir / ".config.toml.swp"
+        staged.write_text("c = 3\n")
+        staged.rename(config)
+        assert str(config) in woken()
+    config.chmod(0o600)
+    assert woken() == {str(config)}
+    policies = hookgate_dir / "policies"
+    policies.mkdir()  # a folder that did not exist when the watch began
+    assert woken() == {str(policies)}
+    (policies / "mine.py").write_text("# a policy\n")
+    assert woken() == {str(policies / "mine.py")}
+    with (policies / "mine.py").open("a") as f:
+        f.write("# more\n")
+    assert woken() == {str(policies / "mine.py")}
+    (tmp_path / "home" / ".hookgate").mkdir()
+    assert woken() == {str(tmp_path / "home" / ".hookgate")}
+    (tmp_path / "home" / ".hookgate" / "hooks.json").write_text("{}")
+    assert woken() == {str(tmp_path / "home" / ".hookgate" / "hooks.json")}
+    config.unlink()
+    assert str(config) in woken()
+
+
+def test_a_policy_file_behind_a_symlink_is_watched_by_watchfiles(tmp_path: Path):
+    """A symlink on the way to a policy file (a dotfiles manager's ~/.hookgate/hooks.json): the
+    kernel would not say when what it points to changes, so the other watch takes over."""
+    import threading
+
+    from hookgate.rpc.reload import _watch_targets, watch
+    from hookgate.store.kept import new_store
+
+    home, dotfiles = tmp_path / "home", tmp_path / "dotfiles"
+    (home / ".hookgate").mkdir(parents=True)
+    dotfiles.mkdir()
+    (dotfiles / "hooks.json").write_text("{}")
+    (home / ".hookgate" / "hooks.json").symlink_to(dotfiles / "hooks.json")
+    project = tmp_path / "project"
+    (project / ".hookgate").mkdir(parents=True)
+    targets = WatchSet(Project(project), home)
+    store = new_store()
+    assert store is not None and not _watch_targets(store, targets)
+    store.close()
+    changes, stop, ready = [], threading.Event(), threading.Event()
+    thread = threading.Thread(target=watch, args=(targets, lambda: changes.append(1), stop, ready), daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(10)
+        (project / ".hookgate" / "config.toml").write_text("a = 1\n")
+        deadline = time.monotonic() + 10
+        while not changes and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert changes
+    finally:
+        stop.set()
+        thread.join(10)
+    assert not thread.is_alive()

@@ -104,6 +104,20 @@ class Kept:
                 self._dependents.setdefault(path, set()).add(key)
         return value
 
+    def watch(self, files: tuple[str, ...], route: str | None = None) -> bool:
+        """Watch `files` and the way to them and to `route`, as for an answer, without keeping one:
+        for a thread that waits on a store of its own (`wait`). False if one cannot be watched (a
+        symlink on the way, no watch left): its changes would raise no event."""
+        return self._watch_all(("watched", files, route), files, route)
+
+    def wait(self, timeout: float) -> set[str]:
+        """Block until the kernel queues a change where this store watches, for at most `timeout`
+        seconds; then drop what it changed and say which paths it named (empty: nothing came).
+        Events that were lost name `/`, below which every path is."""
+        if not self._queued.poll(timeout * 1000):
+            return set()
+        return self._changed()
+
     def _watch_all(self, key: Any, files: tuple[str, ...], route: str | None) -> bool:
         """Watch what the answer under `key` depends on; noted in `_ready` until a watch is dropped."""
         if all([self._watch_route(os.path.dirname(path)) and self._watch(path, CONTENTS, False) is not False
@@ -147,10 +161,10 @@ class Kept:
         self._paths[wd] = path
         return True
 
-    def _changed(self) -> None:
+    def _changed(self) -> set[str]:
         """Something changed: drop the answers read from the paths the events name or from below
         them (an answer depends on the path it read and on every folder on the way to it), and the
-        watches of the paths whose name may now be another folder or file's."""
+        watches of the paths whose name may now be another folder or file's. Returns those paths."""
         events = chunk = os.read(self._fd, _READ)
         while len(chunk) > _READ - _LONGEST_EVENT:  # the buffer may have held no more
             try:
@@ -169,7 +183,7 @@ class Kept:
                 self._queued.unregister(self._fd)
                 os.close(self._fd)
                 self._open()
-                return
+                return {"/"}
             path = self._paths.get(wd)
             if path is None:
                 continue
@@ -184,6 +198,7 @@ class Kept:
         self._forget(changed, self._dependents, lambda leaf: [self._answers.pop(key, None)
                                                                for key in self._dependents.pop(leaf, ())])
         self._forget(moved, self._watched, lambda path: self._drop(path, self._watched[path][0]))
+        return changed
 
     def _forget(self, paths: set[str], known: dict[str, Any], drop: Callable[[str], object]) -> None:
         """`drop` each path of `known` that is one of `paths` or below one of them. Only a folder on
@@ -215,24 +230,32 @@ def keep_answers() -> Kept | None:
     every decision."""
     global _kept, _forks_watched
     if _kept is None:
-        try:
-            import ctypes  # only in the long-running cores: the hook path never loads it
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            init, inotify_add_watch, rm_watch = libc.inotify_init1, libc.inotify_add_watch, libc.inotify_rm_watch
-            inotify_add_watch.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32)
-
-            def add_watch(fd: int, path: bytes, mask: int) -> int:
-                wd: int = inotify_add_watch(fd, path, mask)
-                return wd if wd >= 0 else -ctypes.get_errno()
-
-            _kept = Kept(lambda: int(init(os.O_NONBLOCK | os.O_CLOEXEC)), add_watch, rm_watch)
-        except (OSError, AttributeError, ImportError):
+        _kept = new_store()
+        if _kept is None:
             return None
     if not _forks_watched:
         os.register_at_fork(after_in_child=_not_inherited)
         _forks_watched = True
     return _kept
+
+
+def new_store() -> Kept | None:
+    """A store of the calling thread's own (the process's kept answers are one; the policy watch of
+    `hookgate serve` is another); None where the kernel offers no inotify."""
+    try:
+        import ctypes  # only in the long-running cores: the hook path never loads it
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        init, inotify_add_watch, rm_watch = libc.inotify_init1, libc.inotify_add_watch, libc.inotify_rm_watch
+        inotify_add_watch.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32)
+
+        def add_watch(fd: int, path: bytes, mask: int) -> int:
+            wd: int = inotify_add_watch(fd, path, mask)
+            return wd if wd >= 0 else -ctypes.get_errno()
+
+        return Kept(lambda: int(init(os.O_NONBLOCK | os.O_CLOEXEC)), add_watch, rm_watch)
+    except (OSError, AttributeError, ImportError):
+        return None
 
 
 def current() -> Kept | None:
