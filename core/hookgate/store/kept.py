@@ -2,6 +2,8 @@
 where the answer came from (Linux inotify). For the processes that decide event after event (the
 RPC core, the in-process benchmark): a decision then asks the kernel one question, "is anything
 queued?" (a poll), instead of a stat per state file and four calls per written path.
+A store of a thread's own, keeping no answer, wakes the RPC core's reload watch when a policy
+file changes (`new_store`, `watch`, `wait`).
 
 Why a kept answer is never stale: inotify queues a change's event inside the system call that
 makes the change, before that call returns, and every look reads the queue first. A change made
