@@ -130,13 +130,12 @@ def watch(targets: WatchSet, on_change: Callable[[], None], stop: threading.Even
     from ..store.kept import new_store
 
     store = new_store()
-    if store is None:
-        return _watch_with_watchfiles(targets, on_change, stop, ready)
-    try:
-        if _watch_queued(store, targets, on_change, stop, ready):
-            return
-    finally:
-        store.close()
+    if store is not None:
+        try:
+            if _watch_queued(store, targets, on_change, stop, ready):
+                return
+        finally:
+            store.close()
     _watch_with_watchfiles(targets, on_change, stop, ready)
 
 
@@ -155,10 +154,10 @@ def _watch_queued(store: Kept, targets: WatchSet, on_change: Callable[[], None],
         while store.wait(STEP_MS / 1000) and time.monotonic() < burst_ends:
             pass
         # watched again before the reload reads them: a file saved in between raises an event
-        if not _watch_targets(store, targets):
-            on_change()
-            return False
+        watching = _watch_targets(store, targets)
         on_change()
+        if not watching:
+            return False
     return True
 
 
