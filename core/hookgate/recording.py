@@ -226,7 +226,7 @@ def decision_records(ctx: Any, events: Sequence[Any], decisions: Sequence[Any],
     noted (what explain needs: which hook denied, which handler, which paths). No timing here:
     the same calls leave the same files, warm or in-process; the OpenTelemetry span has it."""
     role, stages = saw
-    root = str(ctx.project.root)
+    root = ctx.project.root_text
     noted = _Bounds().value([dict(r) for r in ctx.records], "records")
     out = []
     for part, (event, decision) in enumerate(zip(events, decisions)):

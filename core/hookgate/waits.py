@@ -24,25 +24,23 @@ class _Waits(_thread._local):
     waited = 0.0  # the sum of its waits that ended
 
 
-_here = _Waits()
+here = _Waits()  # this thread's (a thread-local)
 
 
 def clock() -> float:
     """Monotonic seconds of this thread, less its waits (frozen while it waits)."""
-    here = _here
     since = here.since
     return (time.monotonic() if since is None else since) - here.waited
 
 
 def waiting() -> float:
     """How long this thread has been waiting, 0.0 when it is not."""
-    since = _here.since
+    since = here.since
     return 0.0 if since is None else time.monotonic() - since
 
 
 @contextmanager
 def not_counted() -> Iterator[None]:
-    here = _here
     if here.since is not None:  # within a wait already
         yield
         return

@@ -64,7 +64,7 @@ class CommandHooks:
         matched = [h for h, matches in self.handlers if event.match_field is None or matches(value)]
         if not matched:
             return None
-        root = str(ctx.project.root)
+        root = ctx.project.root_text
         env = {**os.environ, "HOOKGATE_PROJECT_DIR": root, "HOOKGATE_SESSION_ID": event.session_id,
                "HOOKGATE_HOOK_EVENT": event.name}
         return self.fold(run_all(matched, stdin_payload(event, root), root, env), ctx)

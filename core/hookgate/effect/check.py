@@ -45,7 +45,7 @@ def skip_for(ctx: Context) -> Skip:
     none can become a symlink without an event in a folder the feed watches, and the answer is
     worked out again once the feed saw any of them touched. A checked call asks twice; the kept
     answer costs one read of the feed's queue instead of four system calls per path."""
-    root = str(ctx.project.root)
+    root = ctx.project.root_text
     state = str(ctx.project.state_dir)
     layout = ctx.project.layout
     own = tuple(sorted({f"{state}/{pattern.split('/', 1)[0] if '{session}' in pattern else pattern}"
@@ -107,13 +107,13 @@ def _own_feed(root: str) -> "Feed | None":
 def snapshot(event: Event, ctx: Context, role: str) -> None:
     call = call_id(event)
     assert call is not None
-    store = store_for(ctx.project.root)
+    store = store_for(ctx.project.root_text)
     if store.has_call(call) or ("effect", "refused", call) in ctx.memo:
         return  # one call, several events (a patch's files): read once; one refused file refuses all
     agent = agent_of(event, ctx, role)
     ctx.memo[("effect", "agent", call)] = agent  # for begin(), once the call is decided
-    protection = protection_for(agent, ctx.config, str(ctx.project.root))
-    root = str(ctx.project.root)
+    protection = protection_for(agent, ctx.config, ctx.project.root_text)
+    root = ctx.project.root_text
     now = time.time_ns()
     index = store.load_index(protection.key)
     if index is None:
@@ -249,22 +249,22 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     call = call_id(event)
     if call is None or not isinstance(event, ToolEvent):
         return None
-    store = store_for(ctx.project.root)
+    store = store_for(ctx.project.root_text)
     before = store.take(call)
     if before is None:
         return None
     agent = Agent(*before.agent)
-    protection = protection_for(agent, ctx.config, str(ctx.project.root))
+    protection = protection_for(agent, ctx.config, ctx.project.root_text)
     if protection.key != before.key:  # the rules changed during the call: judge by the new ones
         before = _rekeyed(before, protection, store)
-    root = str(ctx.project.root)
+    root = ctx.project.root_text
     skip = skip_for(ctx)
     changes, dirs, files, now, moved, token = compare(before, root, protection, skip, ctx.config.effect.feed)
     reverted: list[tuple[Change, str]] = []
     failed: list[tuple[Change, str]] = []
     if changes:
         book = ledger.Ledger.load(store, ctx.config.effect.ledger_seconds)
-        allows = lambda other, rel: other != agent and protection_for(other, ctx.config, str(ctx.project.root)).reason(rel) is None  # noqa: E731
+        allows = lambda other, rel: other != agent and protection_for(other, ctx.config, ctx.project.root_text).reason(rel) is None  # noqa: E731
         for change in changes:
             path = os.path.join(root, change.rel)
             if book.excusing(change.rel, book.started(call, before.t), now, call, not agent.in_subagent, allows):
@@ -309,7 +309,7 @@ def begin(event: Event, ctx: Context, refused: bool) -> None:
     call = call_id(event)
     if call is None:
         return
-    store = store_for(ctx.project.root)
+    store = store_for(ctx.project.root_text)
     if refused or ("effect", "refused", call) in ctx.memo:
         ctx.memo[("effect", "refused", call)] = True
         if store.take(call) is not None:

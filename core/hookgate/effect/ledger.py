@@ -88,18 +88,18 @@ def note_write(event: "Event", decision: "Decision", ctx: "Context") -> None:
         return
     tool_input = getattr(event, "tool_input", None) or {}
     names = [tool_input.get(FILE_TOOLS[event.tool_name]), tool_input.get("moved_from")]  # type: ignore[attr-defined]
-    root = str(ctx.project.root)
+    root = ctx.project.root_text
     rels = sorted({rel for name in names if isinstance(name, str) and name
                    for rel in relative_forms(name, root, event.cwd or root, ctx.resolved)})
     if rels:
-        open_write(store_for(ctx.project.root), call_id(event), rels)
+        open_write(store_for(ctx.project.root_text), call_id(event), rels)
 
 
 def note_end(event: "Event", decision: "Decision", ctx: "Context") -> None:
     """The effect_ledger_end observer: the write's after-event came."""
     call = call_id(event)
     if call is not None and ctx.current_role() is not None:
-        close(store_for(ctx.project.root), call)
+        close(store_for(ctx.project.root_text), call)
 
 
 def relative_forms(path: str, root: str, cwd: str | None = None,

@@ -19,7 +19,7 @@ def event_readings(path: str, event: Event, ctx: Context) -> tuple[str, ...]:
     key = ("readings", path, event.cwd)
     found: tuple[str, ...] | None = ctx.memo.get(key)
     if found is None:
-        root = str(ctx.project.root)
+        root = ctx.project.root_text
         found = ctx.memo[key] = readings(path, event.cwd or root, [root], ctx.config.pipeline.worktree_markers,
                                          ctx.resolved)
     return found

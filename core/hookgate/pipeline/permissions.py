@@ -69,7 +69,7 @@ def _protected(rel: str, ctx: Context) -> str | None:
     pipeline = ctx.config.pipeline
     if not pipeline.protect.enabled:
         return None
-    return denial(pipeline.protect.rules, rel, pipeline.paths, str(ctx.project.root))
+    return denial(pipeline.protect.rules, rel, pipeline.paths, ctx.project.root_text)
 
 
 def rule_sets_for(pipeline: Pipeline, role: str, in_subagent: bool, agent_type: str | None) -> list[RuleSet]:

@@ -69,7 +69,7 @@ def check_shell_writes(event: Event, ctx: Context) -> Verdict | None:
     # a hook process deciding a Write never pays for it
     from .shell import DEVICES, Unknown, shell_writes
 
-    root = str(ctx.project.root)
+    root = ctx.project.root_text
     cwd = event.cwd or root
     writes, unknown = shell_writes(command, cwd)
     writes = [placed(write, ctx) for write in writes]

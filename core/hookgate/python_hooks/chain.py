@@ -39,7 +39,7 @@ class RegisteredHooks:
         self.gating = name in GATING
 
     def __call__(self, event: Event, ctx: Context) -> Verdict | None:
-        root = str(ctx.project.root)
+        root = ctx.project.root_text
         rewritten: dict[str, Any] | None = None
         contexts: list[str] = []
         for hook in self.hooks:

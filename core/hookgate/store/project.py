@@ -38,6 +38,7 @@ _opened: dict[tuple[str, str, str | None], "Project"] = {}
 class Project:
     def __init__(self, root: Path, state_dir: Path | None = None, *, layout: Layout | None = None) -> None:
         self.root = root
+        self.root_text = str(root)  # as every decision's rules and ledger compare it (Path.__str__ is Python)
         self.layout = layout or named_layout(HOOKGATE)
         self.config_dir = root / HOOKGATE_DIR
         self.config_path = self.config_dir / "config.toml"
