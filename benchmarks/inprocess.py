@@ -147,7 +147,7 @@ def engine() -> dict[str, object]:
                                       "tool_input": {"pattern": "*"}})
         allowed()  # the role's owner note and the ledger exist from here on, as in a session
         settled()
-        rates = interleaved({"bare call": bare, "PreToolUse Glob, no gate applies": unmatched,
+        rates = interleaved({"bare call": bare, "PreToolUse Glob, nothing written": unmatched,
                              ALLOWED: allowed, DENIED: denied,
                              **{FLOORS[name]: syscall_floor(root, noted=name == ALLOWED) for name in (ALLOWED, DENIED)}})
     return {"rounds": rates, "floors": FLOORS}

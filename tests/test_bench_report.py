@@ -53,7 +53,7 @@ def test_a_median_over_the_target_is_missed_whatever_its_best_round() -> None:
 
 def test_engine_rows_print_their_spread_and_only_the_role_judged_writes_meet_a_target() -> None:
     rounds = {"bare call": [1_000_000.0, 1_000_000.0, 1_000_000.0],
-              "PreToolUse Glob, no gate applies": [40_000.0, 50_000.0, 45_000.0],
+              "PreToolUse Glob, nothing written": [40_000.0, 50_000.0, 45_000.0],
               inprocess.ALLOWED: [60_000.0, 40_000.0, 55_000.0],
               inprocess.DENIED: [20_000.0, 25_000.0, 30_000.0],
               "its system calls alone, allowed": [120_000.0, 80_000.0, 110_000.0],
