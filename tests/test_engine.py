@@ -351,6 +351,30 @@ def test_a_wait_for_another_process_lock_is_not_the_gates_time(ctx, tmp_path):
     holder.wait()
 
 
+def test_a_wait_in_one_gate_does_not_lengthen_the_next_gates_deadline(ctx, tmp_path):
+    """Deadlines are measured on a clock that stands still while a gate waits for a lock: a later
+    gate's deadline is its own start on that clock plus its timeout, so the wait of a gate before
+    it gives it no more time (a deadline taken on the plain monotonic clock, against the waits'
+    clock in the alarm's handler, gave the next gate the whole wait on top of its timeout)."""
+    from support import hold_lock
+
+    lock = tmp_path / "state.lock"
+    holder = hold_lock(lock, 1.5)
+    began: list[float] = []
+
+    def overruns(event, c):
+        began.append(time.monotonic())
+        time.sleep(5)
+
+    engine = Engine([gate("a-waits", _waits_for(lock), timeout=0.3, priority=1),
+                     gate("b-overruns", overruns, timeout=0.3, priority=2, may_block=True, fail_mode="closed")])
+    decision = engine.evaluate(pre(), ctx)
+    ended = time.monotonic()
+    holder.wait()
+    assert decision.failed == ("b-overruns",) and decision.verdict.kind == "block"
+    assert ended - began[0] < 1.0  # cut at its own 0.3 s, not at 0.3 s plus the 1.5 s wait before it
+
+
 def test_a_wait_for_a_lock_that_is_never_let_go_ends(ctx, tmp_path, monkeypatch):
     from hookgate import waits
     from support import hold_lock

@@ -112,8 +112,8 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
         return  # one call, several events (a patch's files): read once; one refused file refuses all
     agent = agent_of(event, ctx, role)
     ctx.memo[("effect", "agent", call)] = agent  # for begin(), once the call is decided
-    protection = protection_for(agent, ctx.config, ctx.project.root_text)
     root = ctx.project.root_text
+    protection = protection_for(agent, ctx.config, root)
     now = time.time_ns()
     index = store.load_index(protection.key)
     if index is None:
@@ -254,17 +254,17 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     if before is None:
         return None
     agent = Agent(*before.agent)
-    protection = protection_for(agent, ctx.config, ctx.project.root_text)
+    root = ctx.project.root_text
+    protection = protection_for(agent, ctx.config, root)
     if protection.key != before.key:  # the rules changed during the call: judge by the new ones
         before = _rekeyed(before, protection, store)
-    root = ctx.project.root_text
     skip = skip_for(ctx)
     changes, dirs, files, now, moved, token = compare(before, root, protection, skip, ctx.config.effect.feed)
     reverted: list[tuple[Change, str]] = []
     failed: list[tuple[Change, str]] = []
     if changes:
         book = ledger.Ledger.load(store, ctx.config.effect.ledger_seconds)
-        allows = lambda other, rel: other != agent and protection_for(other, ctx.config, ctx.project.root_text).reason(rel) is None  # noqa: E731
+        allows = lambda other, rel: other != agent and protection_for(other, ctx.config, root).reason(rel) is None  # noqa: E731
         for change in changes:
             path = os.path.join(root, change.rel)
             if book.excusing(change.rel, book.started(call, before.t), now, call, not agent.in_subagent, allows):

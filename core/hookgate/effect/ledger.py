@@ -92,7 +92,7 @@ def note_write(event: "Event", decision: "Decision", ctx: "Context") -> None:
     rels = sorted({rel for name in names if isinstance(name, str) and name
                    for rel in relative_forms(name, root, event.cwd or root, ctx.resolved)})
     if rels:
-        open_write(store_for(ctx.project.root_text), call_id(event), rels)
+        open_write(store_for(root), call_id(event), rels)
 
 
 def note_end(event: "Event", decision: "Decision", ctx: "Context") -> None:
