@@ -21,29 +21,21 @@ def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequen
     if "\x00" in path:
         raise ValueError("path contains a NUL byte")
     joined = at(cwd, path)
-    named = lexical(joined)
+    lexical = os.path.normpath(joined)
     try:
         real = (resolve or resolved)(joined)
     except (OSError, ValueError):
-        real = named
+        real = lexical
     forms = root_forms(tuple(roots))
     markers = _marker_parts(tuple(worktree_markers))
-    spelled = _spelling(named, forms, markers)
-    return (spelled,) if real == named else tuple(dict.fromkeys((spelled, _spelling(real, forms, markers))))
+    spelled = _spelling(lexical, forms, markers)
+    return (spelled,) if real == lexical else tuple(dict.fromkeys((spelled, _spelling(real, forms, markers))))
 
 
 def at(cwd: str, path: str) -> str:
     """os.path.join(cwd, path) of a text path: the absolute path a runtime's Write names, as it is,
     without join's walk in Python (every write judged asks)."""
     return path if path[:1] == "/" else os.path.join(cwd, path)
-
-
-@lru_cache(maxsize=4096)
-def lexical(path: str) -> str:
-    """os.path.normpath(path): the reading a caller named, `..` folded. A pure function of the
-    text, remembered: the rules and the ledger both ask it of every write judged, and before
-    Python 3.12 it is Python code (half a microsecond)."""
-    return os.path.normpath(path)
 
 
 @lru_cache(maxsize=4096)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 import msgspec
 
 from ..model.tools import FILE_TOOLS
-from ..paths import at, below, lexical, resolved, root_forms
+from ..paths import at, below, resolved, root_forms
 from ..store import locked
 from .protection import Agent
 from .store import Store, store_for
@@ -108,7 +108,7 @@ def relative_forms(path: str, root: str, cwd: str | None = None,
     lower-cased (the rules match case-insensitively). `resolve`: `resolved`, or a decision's
     `Context.resolved`, so the ledger notes the place the rules judged."""
     joined = at(cwd or root, path)
-    return list(_below_root(lexical(joined), resolve(joined), root))
+    return list(_below_root(os.path.normpath(joined), resolve(joined), root))
 
 
 @lru_cache(maxsize=4096)
