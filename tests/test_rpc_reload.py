@@ -77,7 +77,6 @@ def test_session_records_do_not_trigger_reloads(core: Core, root: Path):
     assert core.notification("policy/reloaded")["generation"] == 2  # the first reload is the config's
 
 
-
 def _wake_ups(pid: int, skip: int) -> int:
     """Context switches, so far, of a process's threads other than `skip` (its main thread)."""
     total = 0

@@ -64,11 +64,11 @@ def prepare(config: "Config", project: "Project") -> None:
 
     for runtime in STDIN:
         after_hooks(runtime)
-    root = str(project.root)
+    root = project.root_text
     role = project.current_role()
     if role is not None:
         protection_for(Agent(role, False, None), config, root)
-    store_for(project.root).preload(root)
+    store_for(root).preload(root)
 
 
 def follow_rewrite(event: "Event", tool_use_id: str, root: "os.PathLike[str] | str") -> None:

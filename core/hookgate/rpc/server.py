@@ -176,7 +176,7 @@ class Server:
         return {
             "protocol": PROTOCOL_VERSION,
             "server": {"name": "hookgate", "version": __version__, "pid": os.getpid()},
-            "project": str(policy.project.root),
+            "project": policy.project.root_text,
             "capabilities": capabilities(policy),
             "error": policy.error,
         }

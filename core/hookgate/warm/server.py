@@ -499,7 +499,7 @@ def refresh_config(project: str) -> None:
         return  # each call reports it, as in-process
     # the rule lists compiled for this project and environment (HOME and the places its patterns
     # name): a fork whose caller has the same environment judges a write without compiling
-    prepare(config.pipeline, str(found.root))
+    prepare(config.pipeline, found.root_text)
     # and the engine of its gates built, unless the project has policies: those run in each
     # call's fork, never in the core
     if not config.policies.modules and not policy_files(found.policy_dir):
