@@ -150,3 +150,25 @@ def test_nested_values_name_what_was_taken_out_and_keep_the_rest_as_it_was() -> 
     assert "Bearer" not in stored["deep"]["a"]["b"]["c"]
     assert bounds.redacted == ["records.list[1].cmd", "records.deep.a.b.c"]
     assert bounds.cut == ["records.list[2][0]"]
+
+
+def test_a_value_nested_too_deep_to_encode_is_recorded_cut_without_its_digest() -> None:
+    """A payload a few hundred levels deep is read by the decoder and then recorded deeper in the
+    stack, where the same walk runs out of room: the fuzz test found such a call turned into
+    hookgate's internal error. Its record keeps what it can: the cut named, no digest."""
+    from hookgate.model.events import PostToolUse, PreToolUse
+    from hookgate.recording import MAX_DEPTH, canonical
+
+    deep: list = []
+    for _ in range(20_000):  # deeper than any recursion limit: built without recursion
+        deep = [deep]
+    stored = canonical(PreToolUse(session_id="s", tool_name="Write", tool_input={"file_path": "a.md", "x": deep}))
+    assert stored["tool_input"]["file_path"] == "a.md"
+    cut = stored["tool_input"]["x"]
+    for _ in range(MAX_DEPTH - 1):
+        cut = cut[0]
+    assert cut == {"cut": "depth", "sha256": None} and stored["cut"] == ["tool_input.x" + "[0]" * (MAX_DEPTH - 1)]
+    output = canonical(PostToolUse(session_id="s", tool_name="Bash", tool_input={}, tool_response={"out": deep}))
+    assert output["tool_response"] == {"cut": "output", "sha256": None}
+    shallow = canonical(PostToolUse(session_id="s", tool_name="Bash", tool_input={}, tool_response={"out": [[1]]}))
+    assert shallow["tool_response"]["sha256"] == hashlib.sha256(b'{"out":[[1]]}').hexdigest()  # the digest as before

@@ -123,6 +123,16 @@ def _digest(text: str) -> str:
     return sha256_hex(text.encode("utf-8", "surrogatepass"))
 
 
+def _value_digest(value: Any) -> str | None:
+    """The digest of a value's JSON; None for one nested too deep to encode from here (the
+    decoder read it higher up the stack: a payload a few hundred levels deep fits one and not the
+    other, and its record must not turn the decision into hookgate's internal error)."""
+    try:
+        return _digest(msgspec.json.encode(value).decode())
+    except RecursionError:
+        return None
+
+
 _SCALARS = frozenset({int, float, bool, type(None)})
 
 
@@ -145,7 +155,7 @@ class _Bounds:
             return self.text(value, where)
         if depth >= MAX_DEPTH and isinstance(value, (dict, list)):
             self.cut.append(where)
-            return {"cut": "depth", "sha256": _digest(msgspec.json.encode(value).decode())}
+            return {"cut": "depth", "sha256": _value_digest(value)}
         if isinstance(value, dict):
             return {key: item if _kept(item) else self.value(item, f"{where}.{key}", depth + 1)
                     for key, item in value.items()}
@@ -168,13 +178,17 @@ class _Bounds:
 def canonical(event: Any) -> dict[str, Any]:
     """The event as stored: every set field of the canonical event, bounded and scrubbed, with
     `redacted` and `cut` naming what was taken out."""
-    fields = {k: v for k, v in msgspec.to_builtins(event).items() if v is not None and v != [] and v != {}}
+    try:
+        built = msgspec.to_builtins(event)
+    except RecursionError:  # too deep to walk from here (see _value_digest): the fields as they are, bounded below
+        built = msgspec.structs.asdict(event)
+    fields = {k: v for k, v in built.items() if v is not None and v != [] and v != {}}
     bounds = _Bounds()
     stored: dict[str, Any] = {}
     for key, value in fields.items():
         if key in DIGEST_ONLY:
             bounds.cut.append(key)
-            stored[key] = {"cut": "output", "sha256": _digest(msgspec.json.encode(value).decode())}
+            stored[key] = {"cut": "output", "sha256": _value_digest(value)}
         else:
             stored[key] = value if _kept(value) else bounds.value(value, key)
     if bounds.redacted:
