@@ -43,6 +43,7 @@ function hookgateOptions(options) {
             ? command : undefined,
         timeoutMs: asNumber(options?.timeoutMs),
         startTimeoutMs: asNumber(options?.startTimeoutMs),
+        awakeMs: asNumber(options?.awakeMs),
     };
 }
 export const HookgatePlugin = async (input, pluginOptions = {}) => {
@@ -55,7 +56,8 @@ export const HookgatePlugin = async (input, pluginOptions = {}) => {
             console.error(message);
     };
     const core = new CoreClient({
-        command: coreCommand(options), cwd: directory, timeoutMs: options.timeoutMs, startTimeoutMs: options.startTimeoutMs, log,
+        command: coreCommand(options), cwd: directory, timeoutMs: options.timeoutMs, startTimeoutMs: options.startTimeoutMs,
+        awakeMs: options.awakeMs, log,
         clientInfo: { plugin: PLUGIN_VERSION },
     });
     const sessions = new Sessions(client, log);

@@ -50,6 +50,9 @@ export interface HookgateOptions {
   timeoutMs?: number
   /** how long the core may take to start */
   startTimeoutMs?: number
+  /** how long to keep OpenCode's event loop turning while the core's answer is due, so that it is
+   * read at once (default 1 ms on more than one CPU, else 0: sleep until it comes) */
+  awakeMs?: number
 }
 
 /** The hooks hookgate implements, each with OpenCode's own signature. */
@@ -67,6 +70,7 @@ function hookgateOptions(options: PluginOptions | undefined): HookgateOptions {
       ? (command as string | string[]) : undefined,
     timeoutMs: asNumber(options?.timeoutMs),
     startTimeoutMs: asNumber(options?.startTimeoutMs),
+    awakeMs: asNumber(options?.awakeMs),
   }
 }
 
@@ -79,7 +83,8 @@ export const HookgatePlugin = async (input: PluginInput, pluginOptions: PluginOp
     if (level !== "info" && !client?.app?.log) console.error(message)
   }
   const core = new CoreClient({
-    command: coreCommand(options), cwd: directory, timeoutMs: options.timeoutMs, startTimeoutMs: options.startTimeoutMs, log,
+    command: coreCommand(options), cwd: directory, timeoutMs: options.timeoutMs, startTimeoutMs: options.startTimeoutMs,
+    awakeMs: options.awakeMs, log,
     clientInfo: { plugin: PLUGIN_VERSION },
   })
   const sessions = new Sessions(client, log)

@@ -69,6 +69,66 @@ test("lines that are not frames are logged and skipped", async () => {
   await core.dispose()
 })
 
+// The turns of the event loop the client asks for while an answer is due, counted where it asks
+// (the global setImmediate, read at each call); nothing else in these tests schedules one.
+async function countingTurns(during) {
+  const real = globalThis.setImmediate
+  const turns = { count: 0 }
+  globalThis.setImmediate = (fn, ...args) => { turns.count += 1; return real(fn, ...args) }
+  try {
+    return await during(turns)
+  } finally {
+    globalThis.setImmediate = real
+  }
+}
+const pause = (ms) => new Promise((r) => setTimeout(r, ms))
+
+test("while an answer is due the event loop keeps turning, for at most awakeMs, and stops once answered", async () => {
+  const hanging = fake("hang", { timeoutMs: 5000, awakeMs: 200 })
+  await hanging.ensureStarted({ at: Date.now() + 10_000, budgetMs: 10_000 })
+  await pause(250) // initialize's answer is past: the CPUs may have gone idle since
+  await countingTurns(async (turns) => {
+    const answer = hanging.evaluate(write("a.txt")).catch((error) => error)
+    await pause(100)
+    assert.ok(turns.count > 20, `${turns.count} turns in the first 100 ms of the window`) // turning, not sleeping
+    await pause(300) // the window is over; the answer is still due
+    const after = turns.count
+    await pause(200)
+    assert.equal(turns.count, after, "still turning past awakeMs")
+    assert.equal(hanging.pending.size, 1)
+    await hanging.dispose()
+    assert.ok((await answer) instanceof CoreUnavailable)
+  })
+
+  const answering = fake("normal", { awakeMs: 1000 })
+  await answering.ensureStarted({ at: Date.now() + 10_000, budgetMs: 10_000 })
+  await pause(1100)
+  await countingTurns(async (turns) => {
+    assert.equal((await answering.evaluate(write("a.gd"))).kind, "block")
+    await pause(20) // the turn already queued when the answer came
+    const after = turns.count
+    await pause(200) // within the window: nothing is pending
+    assert.equal(turns.count, after, "still turning with nothing pending")
+    // a request right after an answer meets CPUs that have not gone idle: no turning
+    assert.equal((await answering.evaluate(write("b.gd"))).kind, "block")
+    await pause(50)
+    assert.equal(turns.count, after, "turning right after an answer")
+  })
+  await answering.dispose()
+})
+
+test("awakeMs 0: the client sleeps until the answer comes", async () => {
+  const core = fake("hang", { timeoutMs: 5000, awakeMs: 0 })
+  await core.ensureStarted({ at: Date.now() + 10_000, budgetMs: 10_000 })
+  await countingTurns(async (turns) => {
+    const answer = core.evaluate(write("a.txt")).catch((error) => error)
+    await pause(100)
+    assert.equal(turns.count, 0)
+    await core.dispose()
+    await answer
+  })
+})
+
 test("the command comes from the registration, else HOOKGATE_COMMAND, else PATH", () => {
   assert.deepEqual(coreCommand({ command: ["/v/bin/hookgate"] }, {}), ["/v/bin/hookgate", "serve", "--stdio"])
   assert.deepEqual(coreCommand({ command: "/v/bin/hookgate" }, {}), ["/v/bin/hookgate", "serve", "--stdio"])

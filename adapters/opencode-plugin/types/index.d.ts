@@ -8,6 +8,9 @@ export interface HookgateOptions {
     timeoutMs?: number;
     /** how long the core may take to start */
     startTimeoutMs?: number;
+    /** how long to keep OpenCode's event loop turning while the core's answer is due, so that it is
+     * read at once (default 1 ms on more than one CPU, else 0: sleep until it comes) */
+    awakeMs?: number;
 }
 /** The hooks hookgate implements, each with OpenCode's own signature. */
 export type HookgateHooks = Required<Pick<Hooks, HookName>>;

@@ -6,6 +6,8 @@
 // an answer that is no verdict counts as no answer, and a core that stays silent for longer than
 // any decision may take is killed, so that the next request starts a working one.
 
+import { availableParallelism } from "node:os"
+
 import {
   type CanonicalEvent, type Capabilities, type ServerInfo, type Verdict,
   PROTOCOL_VERSION, isCapabilities, isObject, isVerdict,
@@ -21,6 +23,14 @@ const SHUTDOWN_GRACE_MS = 2_000
 // after a start that failed, requests fail at once for this long (doubling up to the cap), so a
 // broken install is not respawned on every tool call
 const BACKOFF_MS = [250, 500, 1_000, 2_000, 5_000]
+// How long after a request the client keeps the event loop turning (setImmediate: each turn
+// polls for I/O without blocking) while the answer is due, instead of sleeping in the poll until
+// it comes. A core answers in a fraction of a millisecond, and a process whose CPU went idle
+// meanwhile is woken late: after a pause (the model's turn) that cost a quarter of the round trip
+// on the virtual machine measured (benchmarks/opencode_bench.mjs runs the plugin both ways). Not
+// for a request within this long of the last answer, whose CPUs have not gone idle (turning there
+// bought nothing and lengthened the tail), nor on a single CPU, where it would take the core's.
+export const AWAKE_MS = availableParallelism() > 1 ? 1 : 0
 
 /** Where the core's command may come from: the registration's options. */
 export interface CommandOptions {
@@ -50,6 +60,8 @@ export interface CoreOptions {
   timeoutMs?: number
   /** how long a start may take (default START_TIMEOUT_MS) */
   startTimeoutMs?: number
+  /** how long to keep the event loop turning while an answer is due (default AWAKE_MS; 0: never) */
+  awakeMs?: number
   /** sent with initialize */
   clientInfo?: Record<string, unknown>
   log?: Log
@@ -97,6 +109,9 @@ export class CoreClient {
   private disposed = false
   private quietSince: number | null = null // since when the running core has been asked something and said nothing
   private heardAt = 0 // when it last answered a request in time
+  private awakeUntil = 0 // performance.now() until which the event loop keeps turning, while answers are due
+  private answeredAt = -Infinity // performance.now() of the last answer
+  private turning = false
 
   constructor(options: CoreOptions) {
     this.options = options
@@ -188,6 +203,7 @@ export class CoreClient {
     // only an answer in time shows the core deciding: a notification comes from its reload thread
     // and a late answer from a loop that has since stopped, so neither holds off the recycling
     this.heardAt = Date.now()
+    this.answeredAt = performance.now()
     this.quietSince = this.pending.size ? this.heardAt : null
     clearTimeout(waiting.timer)
     const error = isObject(message.error) ? message.error : message.error ? {} : null
@@ -221,7 +237,24 @@ export class CoreClient {
       // asked when the request was made, unless a start it waited for answered since
       this.quietSince ??= Math.max(deadline.at - deadline.budgetMs, this.heardAt)
       child.write({ jsonrpc: "2.0", id, method, params })
+      this.stayAwake()
     })
+  }
+
+  /** Keep the event loop turning for up to awakeMs from now, or until nothing is pending; not when
+   * the last answer came less than awakeMs ago. */
+  private stayAwake() {
+    const awakeMs = this.options.awakeMs ?? AWAKE_MS
+    const now = performance.now()
+    if (!(awakeMs > 0) || now - this.answeredAt < awakeMs) return
+    this.awakeUntil = now + awakeMs
+    if (this.turning) return
+    this.turning = true
+    const turn = () => {
+      this.turning = this.pending.size > 0 && performance.now() < this.awakeUntil
+      if (this.turning) setImmediate(turn)
+    }
+    setImmediate(turn)
   }
 
   /** A core that said nothing for longer than any decision may take will not answer again. */

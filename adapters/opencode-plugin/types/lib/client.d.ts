@@ -2,6 +2,7 @@ import { type CanonicalEvent, type Capabilities, type ServerInfo, type Verdict }
 import { CoreProcess, type Log, type Spawn } from "./transport.js";
 export declare const DEFAULT_TIMEOUT_MS = 10000;
 export declare const START_TIMEOUT_MS = 10000;
+export declare const AWAKE_MS: number;
 /** Where the core's command may come from: the registration's options. */
 export interface CommandOptions {
     command?: string | readonly string[];
@@ -20,6 +21,8 @@ export interface CoreOptions {
     timeoutMs?: number;
     /** how long a start may take (default START_TIMEOUT_MS) */
     startTimeoutMs?: number;
+    /** how long to keep the event loop turning while an answer is due (default AWAKE_MS; 0: never) */
+    awakeMs?: number;
     /** sent with initialize */
     clientInfo?: Record<string, unknown>;
     log?: Log;
@@ -51,6 +54,9 @@ export declare class CoreClient {
     private disposed;
     private quietSince;
     private heardAt;
+    private awakeUntil;
+    private answeredAt;
+    private turning;
     constructor(options: CoreOptions);
     /** The deadline for one event: the fixed one, or what the core said its gates may take. */
     timeoutFor(eventName: string): number;
@@ -67,6 +73,9 @@ export declare class CoreClient {
     /** A message that answers no request: a policy reload, or an error about no request in particular. */
     private notified;
     send(child: CoreProcess, method: string, params: unknown, deadline: Deadline): Promise<unknown>;
+    /** Keep the event loop turning for up to awakeMs from now, or until nothing is pending; not when
+     * the last answer came less than awakeMs ago. */
+    private stayAwake;
     /** A core that said nothing for longer than any decision may take will not answer again. */
     private recycleIfStuck;
     private setCapabilities;
