@@ -15,7 +15,7 @@ test: venv runtimes chromium strace multiplexers js-test  ## the whole suite: un
 unit: venv                      ## fast tests only (no real runtime binaries, no slow suite)
 	$(BIN)/python -m pytest -m "not real and not slow"
 
-bench: venv                     ## benchmarks (ratios against same-run baselines)
+bench: venv runtimes            ## benchmarks (ratios against same-run baselines)
 	$(BIN)/python benchmarks/run.py
 
 venv: $(BIN)/.installed

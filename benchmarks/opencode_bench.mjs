@@ -1,10 +1,12 @@
 // The OpenCode section of benchmarks/run.py: one `tool.execute.before` through the real plugin and
 // its long-running core, against one Python process spawned per call (`hookgate hook claude`, the
 // way GodotMaker's adapter runs its hooks), interleaved call by call in the same run. Beside them,
-// the floor of any core behind this transport: a process of the core's interpreter that answers
-// each line at once (an echo), pinged in the same places (after a spawn, back to back).
+// the same plugin waiting asleep for its answers (`awakeMs: 0`, a core of its own), and the floor of
+// any core behind this transport: a process of the core's interpreter that answers each line at
+// once (an echo), pinged in the same places (after a spawn, back to back).
 //
 //   node benchmarks/opencode_bench.mjs HOOKGATE PROJECT_DIR CALLS  -> JSON on stdout
+//   (or under OpenCode's own Bun: BUN_BE_BUN=1 opencode benchmarks/opencode_bench.mjs ...)
 import { spawn } from "node:child_process"
 import { existsSync } from "node:fs"
 import path from "node:path"
@@ -17,15 +19,17 @@ const { HookgatePlugin } = await import(pathToFileURL(path.join(root, "adapters"
 
 const quiet = async () => ({ data: {} })
 const client = { app: { log: quiet }, tui: { showToast: quiet }, session: { get: async () => ({ data: { id: "bench" } }) } }
-const hooks = await HookgatePlugin({ client, directory: project }, { command: [hookgate, "serve", "--stdio"] })
+const command = [hookgate, "serve", "--stdio"]
+const hooks = await HookgatePlugin({ client, directory: project }, { command })
+const asleep = await HookgatePlugin({ client, directory: project }, { command, awakeMs: 0 })
 
 // half the calls are allowed, half blocked by the build role, on both sides
 const files = ["notes.txt", "src/player.gd"].map((name) => path.join(project, name))
 
-async function viaPlugin(i) {
+async function viaPlugin(i, plugin = hooks) {
   const started = performance.now()
   try {
-    await hooks["tool.execute.before"]({ tool: "write", sessionID: "bench", callID: `c${i}` }, { args: { filePath: files[i % 2], content: "x" } })
+    await plugin["tool.execute.before"]({ tool: "write", sessionID: "bench", callID: `c${i}` }, { args: { filePath: files[i % 2], content: "x" } })
   } catch { /* a block is a thrown Error: the answer OpenCode gets */ }
   return performance.now() - started
 }
@@ -71,8 +75,10 @@ function viaEcho() {
 }
 
 for (let i = 0; i < 20; i++) await viaPlugin(i) // the core starts on the first call; not part of the figure
+for (let i = 0; i < 20; i++) await viaPlugin(i, asleep)
 for (let i = 0; i < 20; i++) await viaEcho()
 const plugin = []
+const pluginAsleep = []
 const process_ = []
 const floor = []
 for (let i = 0; i < calls; i++) {
@@ -80,14 +86,22 @@ for (let i = 0; i < calls; i++) {
   process_.push(await viaProcess(i))
   floor.push(await viaEcho()) // after the plugin's call: the spawn two steps back, its exit the same
   await viaProcess(i)
+  pluginAsleep.push(await viaPlugin(i, asleep))
+  await viaProcess(i)
 }
 // the same calls back to back, as a burst of tool calls meets a core that is already awake (above,
-// each plugin call follows a 100 ms process spawn, as a call follows a model turn in a session)
+// each plugin call follows a process spawn, as a call follows a model turn in a session); the two
+// plugins take turns by blocks, so that neither pays alone for coming first after the spawns
 const burst = []
 const floorBurst = []
-for (let i = 0; i < calls; i++) burst.push(await viaPlugin(i))
+const burstAsleep = []
+for (let block = 0; block < calls; block += 30) {
+  for (let i = block; i < Math.min(calls, block + 30); i++) burst.push(await viaPlugin(i))
+  for (let i = block; i < Math.min(calls, block + 30); i++) burstAsleep.push(await viaPlugin(i, asleep))
+}
 for (let i = 0; i < calls; i++) floorBurst.push(await viaEcho())
 await hooks.dispose()
+await asleep.dispose()
 echo.stdin.end()
 
 const percentile = (values, p) => {
@@ -95,5 +109,6 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 }
 const summary = (values) => ({ p50_ms: percentile(values, 50), p99_ms: percentile(values, 99), calls: values.length })
-console.log(JSON.stringify({ plugin: summary(plugin), plugin_burst: summary(burst), process_per_call: summary(process_),
+console.log(JSON.stringify({ plugin: summary(plugin), plugin_burst: summary(burst),
+  plugin_asleep: summary(pluginAsleep), plugin_asleep_burst: summary(burstAsleep), process_per_call: summary(process_),
   echo: summary(floor), echo_burst: summary(floorBurst) }))

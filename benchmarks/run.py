@@ -28,7 +28,9 @@ own, built on first use under benchmarks/.venv.
   (tool.execute.before + after, benchmarks/opencode_effect.mjs) in both projects.
 - OpenCode: `tool.execute.before` through the real plugin and its core (each call after a process
   spawn, and back to back), against a Python process spawned per call (benchmarks/opencode_bench.mjs),
-  beside the transport's floor: a process of the same interpreter that echoes each line at once.
+  beside the same plugin waiting asleep for its answers (`awakeMs: 0`) and the transport's floor: a
+  process of the same interpreter that echoes each line at once. The plugin runs under Node and
+  under the pinned OpenCode's own Bun (`make runtimes`), which is where OpenCode runs it.
 - OpenTelemetry: a decision as `hookgate serve` makes it, exporting to a dead endpoint, against no
   export and a live endpoint (benchmarks/otel_bench.py).
 """
@@ -405,26 +407,55 @@ def effect_check(python: Path, rounds: int, opencode_pairs: int) -> dict[str, ob
     }
 
 
+OPENCODE_PACKAGE = ROOT / "parity-tests" / "runtimes" / "node_modules" / "opencode-ai"
+
+
+def opencode_runtimes() -> dict[str, list[str] | None]:
+    """Where the plugin runs for the OpenCode section: Node, and the Bun inside the pinned OpenCode
+    (`make runtimes`), which runs plugins in OpenCode and runs a script as `bun` with BUN_BE_BUN=1;
+    None for it when it is not installed."""
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    try:
+        manifest = json.loads((OPENCODE_PACKAGE / "package.json").read_text())
+        program = OPENCODE_PACKAGE / manifest["bin"]["opencode"]
+        bun = subprocess.run([str(program), "-e", "console.log(Bun.version)"], capture_output=True, text=True,
+                             env={**os.environ, "BUN_BE_BUN": "1"}, check=True).stdout.strip()
+    except (OSError, KeyError, TypeError, ValueError, subprocess.CalledProcessError):
+        return {f"Node {node}": ["node"], "the pinned OpenCode's own Bun": None}
+    return {f"Node {node}": ["node"], f"OpenCode {manifest.get('version')}'s own Bun {bun}": [str(program)]}
+
+
 def opencode_hook(python: Path, calls: int) -> dict[str, object]:
-    """tool.execute.before -> core -> verdict through the real plugin under Node, against one Python
-    process per call (what GodotMaker's adapter does), interleaved in the same run."""
+    """tool.execute.before -> core -> verdict through the real plugin, under each runtime of
+    opencode_runtimes(), against one Python process per call (what GodotMaker's adapter does),
+    interleaved in the same run."""
+    return {"calls": calls, "runtimes": {name: command and opencode_hook_under(command, python, calls)
+                                         for name, command in opencode_runtimes().items()}}
+
+
+def opencode_hook_under(runtime: list[str], python: Path, calls: int) -> dict[str, object]:
     hookgate = python.with_name("hookgate")
     with tempfile.TemporaryDirectory(prefix="hookgate-bench-oc-") as tmp:
         root = Path(tmp)
         (root / ".hookgate").mkdir()
         (root / ".hookgate" / "current_role").write_text("build\n")
-        done = subprocess.run(["node", str(ROOT / "benchmarks" / "opencode_bench.mjs"), str(hookgate), str(root), str(calls)],
-                              capture_output=True, text=True, timeout=1800)
+        done = subprocess.run([*runtime, str(ROOT / "benchmarks" / "opencode_bench.mjs"), str(hookgate), str(root), str(calls)],
+                              capture_output=True, text=True, timeout=1800, env={**os.environ, "BUN_BE_BUN": "1"})
     if done.returncode != 0:
-        raise SystemExit(f"opencode benchmark failed ({done.returncode}): {done.stderr[-1000:]}")
+        raise SystemExit(f"opencode benchmark under {runtime[0]} failed ({done.returncode}): {done.stderr[-1000:]}")
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     plugin, burst, spawned = figures["plugin"], figures["plugin_burst"], figures["process_per_call"]
+    asleep, asleep_burst = figures["plugin_asleep"], figures["plugin_asleep_burst"]
     echo, echo_burst = figures["echo"], figures["echo_burst"]
     return {
         "ms": {
             "plugin -> core p50": round(plugin["p50_ms"], 3), "plugin -> core p99": round(plugin["p99_ms"], 3),
             "plugin -> core p50, back to back": round(burst["p50_ms"], 3),
             "plugin -> core p99, back to back": round(burst["p99_ms"], 3),
+            "waiting asleep (awakeMs 0) p50": round(asleep["p50_ms"], 3),
+            "waiting asleep p99": round(asleep["p99_ms"], 3),
+            "waiting asleep p50, back to back": round(asleep_burst["p50_ms"], 3),
+            "waiting asleep p99, back to back": round(asleep_burst["p99_ms"], 3),
             "echo floor p50": round(echo["p50_ms"], 3), "echo floor p99": round(echo["p99_ms"], 3),
             "echo floor p50, back to back": round(echo_burst["p50_ms"], 3),
             "echo floor p99, back to back": round(echo_burst["p99_ms"], 3),
@@ -433,10 +464,11 @@ def opencode_hook(python: Path, calls: int) -> dict[str, object]:
         "ratios": {
             "process per call / plugin, p50": round(spawned["p50_ms"] / plugin["p50_ms"], 1),
             "process per call / plugin, p99": round(spawned["p99_ms"] / plugin["p99_ms"], 1),
+            "awake / asleep, p50": round(plugin["p50_ms"] / asleep["p50_ms"], 2),
+            "awake / asleep, p50 back to back": round(burst["p50_ms"] / asleep_burst["p50_ms"], 2),
             "plugin / echo floor, p50": round(plugin["p50_ms"] / echo["p50_ms"], 1),
             "plugin / echo floor, p50 back to back": round(burst["p50_ms"] / echo_burst["p50_ms"], 1),
         },
-        "calls": plugin["calls"],
     }
 
 
@@ -509,15 +541,21 @@ def session_length_cost(completion: dict) -> list[float]:
 
 
 def opencode_lines(opencode: dict) -> list[str]:
-    lines = ["", f"OpenCode tool.execute.before -> verdict, {opencode['calls']} interleaved calls per side"]
-    for name, ms in opencode["ms"].items():
-        limit = OPENCODE_MAX_P50_MS if "p50" in name else OPENCODE_MAX_P99_MS
-        verdict = mark(ms <= limit, f"<= {limit:g} ms") if name.startswith("plugin -> core") else ""
-        lines.append(f"  {name:<44} {ms:8.2f} ms{verdict}")
-    for name, ratio in opencode["ratios"].items():
-        verdict = mark(ratio >= OPENCODE_MIN_SPEEDUP, f">= {OPENCODE_MIN_SPEEDUP:g}x") \
-            if name == "process per call / plugin, p50" else ""
-        lines.append(f"  {name:<44} {ratio:8.1f}x{verdict}")
+    lines = []
+    for runtime, figures in opencode["runtimes"].items():
+        if figures is None:
+            lines += ["", f"OpenCode tool.execute.before -> verdict, the plugin under {runtime}: not measured, "
+                          f"it is not installed (make runtimes)"]
+            continue
+        lines += ["", f"OpenCode tool.execute.before -> verdict, the plugin under {runtime}, {opencode['calls']} interleaved calls per side"]
+        for name, ms in figures["ms"].items():
+            limit = OPENCODE_MAX_P50_MS if "p50" in name else OPENCODE_MAX_P99_MS
+            verdict = mark(ms <= limit, f"<= {limit:g} ms") if name.startswith("plugin -> core") else ""
+            lines.append(f"  {name:<44} {ms:8.2f} ms{verdict}")
+        for name, ratio in figures["ratios"].items():
+            verdict = mark(ratio >= OPENCODE_MIN_SPEEDUP, f">= {OPENCODE_MIN_SPEEDUP:g}x") \
+                if name == "process per call / plugin, p50" else ""
+            lines.append(f"  {name:<44} {ratio:8.{2 if name.startswith('awake') else 1}f}x{verdict}")
     return lines
 
 

@@ -91,3 +91,19 @@ def test_the_opencode_effect_row_is_judged_on_its_p50_and_its_pairs_ratio_printe
     on_row = line(lines, "OpenCode before+after, effect check on, p50")
     assert "2.50 / 3.00 ms  [<= 2 ms: MISSED]  (4 pairs" in on_row
     assert "MISSED" not in line(lines, "OpenCode before+after, effect check off, p50")
+
+
+def test_the_opencode_section_judges_each_runtime_apart_and_says_which_it_could_not_run() -> None:
+    figures = {"ms": {"plugin -> core p50": 0.4, "plugin -> core p99": 3.0, "waiting asleep (awakeMs 0) p50": 0.6,
+                      "echo floor p50": 0.9},
+               "ratios": {"process per call / plugin, p50": 80.0, "awake / asleep, p50": 0.667}}
+    lines = run.opencode_lines({"calls": 3, "runtimes": {"Node v20": figures, "the pinned OpenCode's own Bun": None}})
+    assert any("the plugin under Node v20, 3 interleaved calls per side" in text for text in lines)
+    assert line(lines, "plugin -> core p50").endswith("0.40 ms  [<= 0.5 ms: met]")
+    assert line(lines, "plugin -> core p99").endswith("3.00 ms  [<= 2 ms: MISSED]")
+    assert line(lines, "waiting asleep (awakeMs 0) p50").endswith("0.60 ms")  # beside the target, not judged by it
+    assert line(lines, "echo floor p50").endswith("0.90 ms")
+    assert line(lines, "awake / asleep, p50").endswith("0.67x")
+    assert line(lines, "process per call / plugin, p50").endswith("80.0x  [>= 50x: met]")
+    assert any(text.endswith("the plugin under the pinned OpenCode's own Bun: not measured, it is not installed (make runtimes)")
+               for text in lines)
