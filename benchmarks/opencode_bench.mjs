@@ -96,8 +96,9 @@ const burst = []
 const floorBurst = []
 const burstAsleep = []
 for (let block = 0; block < calls; block += 30) {
-  for (let i = block; i < Math.min(calls, block + 30); i++) burst.push(await viaPlugin(i))
-  for (let i = block; i < Math.min(calls, block + 30); i++) burstAsleep.push(await viaPlugin(i, asleep))
+  const end = Math.min(calls, block + 30)
+  for (let i = block; i < end; i++) burst.push(await viaPlugin(i))
+  for (let i = block; i < end; i++) burstAsleep.push(await viaPlugin(i, asleep))
 }
 for (let i = 0; i < calls; i++) floorBurst.push(await viaEcho())
 await hooks.dispose()

@@ -407,22 +407,21 @@ def effect_check(python: Path, rounds: int, opencode_pairs: int) -> dict[str, ob
     }
 
 
-OPENCODE_PACKAGE = ROOT / "parity-tests" / "runtimes" / "node_modules" / "opencode-ai"
-
-
 def opencode_runtimes() -> dict[str, list[str] | None]:
-    """Where the plugin runs for the OpenCode section: Node, and the Bun inside the pinned OpenCode
-    (`make runtimes`), which runs plugins in OpenCode and runs a script as `bun` with BUN_BE_BUN=1;
-    None for it when it is not installed."""
+    """Where the plugin runs for the OpenCode section, as the command that runs a script there:
+    Node, and the Bun inside the pinned OpenCode (`make runtimes`), which runs plugins in OpenCode
+    and runs a script as `bun` with BUN_BE_BUN=1; None for it when it is not installed."""
+    sys.path.insert(0, str(ROOT / "parity-tests"))
+    from harness.runtimes import pinned  # the one reader of the pinned runtimes' packages
+
     node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
-    try:
-        manifest = json.loads((OPENCODE_PACKAGE / "package.json").read_text())
-        program = OPENCODE_PACKAGE / manifest["bin"]["opencode"]
-        bun = subprocess.run([str(program), "-e", "console.log(Bun.version)"], capture_output=True, text=True,
-                             env={**os.environ, "BUN_BE_BUN": "1"}, check=True).stdout.strip()
-    except (OSError, KeyError, TypeError, ValueError, subprocess.CalledProcessError):
+    program = pinned("opencode")
+    if program is None:
         return {f"Node {node}": ["node"], "the pinned OpenCode's own Bun": None}
-    return {f"Node {node}": ["node"], f"OpenCode {manifest.get('version')}'s own Bun {bun}": [str(program)]}
+    bun = ["env", "BUN_BE_BUN=1", program]
+    versions = [subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+                for command in ([program, "--version"], [*bun, "-e", "console.log(Bun.version)"])]
+    return {f"Node {node}": ["node"], "OpenCode {}'s own Bun {}".format(*versions): bun}
 
 
 def opencode_hook(python: Path, calls: int) -> dict[str, object]:
@@ -440,9 +439,9 @@ def opencode_hook_under(runtime: list[str], python: Path, calls: int) -> dict[st
         (root / ".hookgate").mkdir()
         (root / ".hookgate" / "current_role").write_text("build\n")
         done = subprocess.run([*runtime, str(ROOT / "benchmarks" / "opencode_bench.mjs"), str(hookgate), str(root), str(calls)],
-                              capture_output=True, text=True, timeout=1800, env={**os.environ, "BUN_BE_BUN": "1"})
+                              capture_output=True, text=True, timeout=1800)
     if done.returncode != 0:
-        raise SystemExit(f"opencode benchmark under {runtime[0]} failed ({done.returncode}): {done.stderr[-1000:]}")
+        raise SystemExit(f"opencode benchmark under {runtime[-1]} failed ({done.returncode}): {done.stderr[-1000:]}")
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     plugin, burst, spawned = figures["plugin"], figures["plugin_burst"], figures["process_per_call"]
     asleep, asleep_burst = figures["plugin_asleep"], figures["plugin_asleep_burst"]

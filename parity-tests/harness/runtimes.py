@@ -17,23 +17,32 @@ MODULES = RUNTIMES_DIR / "node_modules"
 HOOKGATE = Path(sys.executable).with_name("hookgate")
 
 
-def binary(name: str, version: str | None = None) -> str:
+def pinned(name: str, version: str | None = None) -> str | None:
     """The pinned binary `name` of a runtime: its newest, or an older `version`, installed as the npm
-    alias `<name>-<version>` (the key of its capability table). Found through the package's own
-    `bin`, never node_modules/.bin, where two versions of one runtime race for the same name."""
-    pinned = json.loads((RUNTIMES_DIR / "package.json").read_text())["dependencies"]
+    alias `<name>-<version>` (the key of its capability table); None if it is not installed. Found
+    through the package's own `bin`, never node_modules/.bin, where two versions of one runtime race
+    for the same name."""
+    dependencies = json.loads((RUNTIMES_DIR / "package.json").read_text())["dependencies"]
     alias = f"{name}-{version}"
-    if version is not None and alias in pinned:
+    if version is not None and alias in dependencies:
         packages = [alias]
     else:  # the newest: a dependency that is not an alias and has this binary
-        packages = [dep for dep, spec in pinned.items() if not spec.startswith("npm:")]
+        packages = [dep for dep, spec in dependencies.items() if not spec.startswith("npm:")]
     for package in packages:
         manifest = MODULES / package / "package.json"
         bins = json.loads(manifest.read_text()).get("bin", {}) if manifest.exists() else {}
         if isinstance(bins, dict) and name in bins and (MODULES / package / bins[name]).exists():
             return str(MODULES / package / bins[name])
-    pytest.fail(f"the pinned {name} {version or '(newest)'} is missing from {MODULES}: run `make runtimes` "
-                f"(npm install in {RUNTIMES_DIR})")
+    return None
+
+
+def binary(name: str, version: str | None = None) -> str:
+    """`pinned`, or the test fails saying how to install it."""
+    found = pinned(name, version)
+    if found is None:
+        pytest.fail(f"the pinned {name} {version or '(newest)'} is missing from {MODULES}: run `make runtimes` "
+                    f"(npm install in {RUNTIMES_DIR})")
+    return found
 
 
 def hookgate(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
