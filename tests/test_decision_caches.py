@@ -191,6 +191,25 @@ def test_the_effect_store_follows_os_environ_however_it_changes(root: Path, tmp_
     assert store_for(root).dir == root.resolve() / ".hookgate" / "effect"
 
 
+def test_the_environment_read_names_each_variable_as_spelled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Variables reads its names through one generated expression (hookgate/environ.py): each
+    value is its own name's, whatever characters the name holds, set, changed or removed."""
+    from hookgate.environ import Variables
+
+    names = ("HOOKGATE_T_Q'", 'HOOKGATE_T_D"', "HOOKGATE_T_B\\", "HOOKGATE_T_Ü", "HOOKGATE_T_P)", "HOOKGATE_T_N")
+    variables = Variables(names)
+    for name in names:
+        monkeypatch.delenv(name, raising=False)
+    assert variables.values() == (None,) * len(names)
+    for number, name in enumerate(names):
+        monkeypatch.setenv(name, f"value {number}")
+    assert variables.values() == tuple(os.fsencode(f"value {number}") for number in range(len(names)))
+    monkeypatch.delenv(names[0])
+    os.environb[os.fsencode(names[-1])] = b"changed"
+    assert variables.values() == (None, *(os.fsencode(f"value {n}") for n in range(1, len(names) - 1)), b"changed")
+    assert Variables(()).values() == ()
+
+
 def test_a_rule_whose_patterns_cannot_share_one_expression_is_matched_pattern_by_pattern() -> None:
     """fnmatch.translate named its groups before Python 3.11; two such expressions cannot be one
     alternation, and the rule is then matched by each in turn, with the same answers."""
@@ -406,5 +425,5 @@ def test_a_decision_resolves_a_path_once_and_the_ledger_notes_the_place_the_rule
     assert ctx.resolved(target) == target  # this decision's own look
     assert decision().resolved(target) == str(root.resolve() / "e2e" / "plan.md")
     shared = relative_forms(target, str(root), str(root), ctx.resolved)
-    assert shared == ["docs/notes/plan.md"]
-    assert relative_forms(target, str(root), str(root)) == ["docs/notes/plan.md", "e2e/plan.md"]
+    assert shared == ("docs/notes/plan.md",)
+    assert relative_forms(target, str(root), str(root)) == ("docs/notes/plan.md", "e2e/plan.md")

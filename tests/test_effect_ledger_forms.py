@@ -11,7 +11,7 @@ import pytest
 from hookgate.effect.ledger import relative_forms
 
 
-def by_relpath(path: str, root: str, cwd: str) -> list[str]:
+def by_relpath(path: str, root: str, cwd: str) -> tuple[str, ...]:
     """The same forms by os.path.relpath and realpath, the plain way."""
     joined = os.path.join(cwd, path)
     bases = list(dict.fromkeys((os.path.normpath(root), os.path.realpath(root))))
@@ -21,7 +21,7 @@ def by_relpath(path: str, root: str, cwd: str) -> list[str]:
             rel = os.path.relpath(absolute, base)
             if rel != ".." and not rel.startswith("../"):
                 forms.append(rel.lower())
-    return list(dict.fromkeys(forms))
+    return tuple(dict.fromkeys(forms))
 
 
 @pytest.fixture
@@ -50,4 +50,4 @@ def test_the_forms_are_relpaths_of_the_path_as_named_and_resolved(tree: Path, pa
 
 def test_a_name_that_begins_with_two_dots_is_inside_the_project(tree: Path) -> None:
     """`..foo` is a file of the project, not a way out of it: the ledger names it."""
-    assert relative_forms("..foo", str(tree / "real-game")) == ["..foo"]
+    assert relative_forms("..foo", str(tree / "real-game")) == ("..foo",)

@@ -6,6 +6,7 @@ os.environ may change between two decisions of a long-running core."""
 from __future__ import annotations
 
 import os
+from typing import Callable
 
 _POSIX = os.name == "posix"  # where os.environ's table maps bytes to bytes
 
@@ -17,11 +18,15 @@ class Variables:
     os.environb) in one pass: os.environ.get encodes the name and decodes the value in Python, a
     microsecond per name on every decision. os.environ is looked up afresh, as it may be replaced."""
 
-    __slots__ = ("names", "_encoded")
+    __slots__ = ("names", "_read")
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.names = names
-        self._encoded = tuple(os.fsencode(name) for name in names)
+        # (table.get) -> the values, every name read in one expression, as dataclasses write their
+        # methods: tuple(map(table.get, names)) costs twice as much, the map and the tuple built
+        # for a length they do not know (a bytes literal's repr is the literal itself)
+        self._read: Callable[[Callable[[bytes], object]], tuple[object, ...]] = eval(
+            "lambda get: (" + "".join(f"get({os.fsencode(name)!r}), " for name in names) + ")")
 
     def values(self) -> tuple[object, ...]:
         if not self.names:  # most rule lists anchor no pattern on a variable
@@ -29,4 +34,4 @@ class Variables:
         data = getattr(os.environ, "_data", None) if _POSIX else None
         if type(data) is not dict:
             return tuple(map(os.environ.get, self.names))
-        return tuple(map(data.get, self._encoded))
+        return self._read(data.get)

@@ -53,7 +53,7 @@ _decoder = msgspec.json.Decoder(Entry)
 
 
 def _append(store: Store, entry: Entry) -> None:
-    locked.append(store.ledger_path, _encoder.encode(entry) + b"\n")
+    locked.append(store.ledger_text, _encoder.encode(entry) + b"\n")
 
 
 def note_allowed(paths: Iterable[os.PathLike[str] | str], root: os.PathLike[str] | str) -> None:
@@ -87,12 +87,14 @@ def note_write(event: "Event", decision: "Decision", ctx: "Context") -> None:
     if decision.verdict.refuses or not ctx.config.effect.enabled or ctx.current_role() is None:
         return
     tool_input = getattr(event, "tool_input", None) or {}
-    names = [tool_input.get(FILE_TOOLS[event.tool_name]), tool_input.get("moved_from")]  # type: ignore[attr-defined]
     root = ctx.project.root_text
-    rels = sorted({rel for name in names if isinstance(name, str) and name
-                   for rel in relative_forms(name, root, event.cwd or root, ctx.resolved)})
+    cwd = event.cwd or root
+    rels: set[str] = set()
+    for name in (tool_input.get(FILE_TOOLS[event.tool_name]), tool_input.get("moved_from")):  # type: ignore[attr-defined]
+        if isinstance(name, str) and name:
+            rels.update(relative_forms(name, root, cwd, ctx.resolved))
     if rels:
-        open_write(store_for(root), call_id(event), rels)
+        open_write(store_for(root), call_id(event), sorted(rels))
 
 
 def note_end(event: "Event", decision: "Decision", ctx: "Context") -> None:
@@ -103,19 +105,20 @@ def note_end(event: "Event", decision: "Decision", ctx: "Context") -> None:
 
 
 def relative_forms(path: str, root: str, cwd: str | None = None,
-                   resolve: Callable[[str], str] = resolved) -> list[str]:
+                   resolve: Callable[[str], str] = resolved) -> tuple[str, ...]:
     """A written path as the scan names files: project-relative, as named and as resolved,
     lower-cased (the rules match case-insensitively). `resolve`: `resolved`, or a decision's
     `Context.resolved`, so the ledger notes the place the rules judged."""
     joined = at(cwd or root, path)
-    return list(_below_root(os.path.normpath(joined), resolve(joined), root))
+    return _below_root(joined, resolve(joined), root)
 
 
 @lru_cache(maxsize=4096)
-def _below_root(lexical: str, real: str, root: str) -> tuple[str, ...]:
-    """relative_forms once the filesystem has answered: a pure function of the three texts."""
+def _below_root(joined: str, real: str, root: str) -> tuple[str, ...]:
+    """relative_forms once the filesystem has answered: a pure function of the three texts (the
+    path as named, `..` not yet folded, and as resolved), so the folding is done once per path."""
     forms = []
-    for absolute in (lexical, real):
+    for absolute in (os.path.normpath(joined), real):
         for base in root_forms((root,)):
             rel = below(absolute, base)
             if rel is not None:

@@ -147,6 +147,7 @@ class Store:
         self.blobs = self.dir / "blobs"
         self.calls = self.dir / "calls"
         self.ledger_path = self.dir / "ledger.jsonl"
+        self.ledger_text = str(self.ledger_path)  # what every allowed write's note appends to
 
     # -- readings ---------------------------------------------------------------------------
     def index_path(self, key: str) -> Path:

@@ -58,7 +58,9 @@ class Context:
         """The active role and its file's mtime (Project.role_state), looked at once per decision:
         every gate and the decision's record see the same role. A gate that changes the role file
         says so with `role_changed()`."""
-        return self.look(*self.project.role_look)
+        look = self.project.role_look
+        found = self.memo.get(look[0], _UNSEEN)  # every gate but the first asks a role already looked at
+        return self.look(*look) if found is _UNSEEN else found
 
     def current_role(self) -> str | None:
         return self.role_state()[0]
@@ -70,7 +72,11 @@ class Context:
         """Where `path` lands, symlinks followed (paths.resolved), once per decision: the
         permission check and the effect ledger judge and note the same place. Kept across
         decisions only when no symlink is on the way (the answer is the path itself)."""
-        return self.look(("resolved", path), partial(resolved, path), route=path, keep_if=path.__eq__)
+        key = ("resolved", path)
+        found = self.memo.get(key)  # the second reading of a decision (the ledger's) builds no work
+        if found is None:
+            found = self.look(key, partial(resolved, path), route=path, keep_if=path.__eq__)
+        return found
 
     def record(self, event: str, **fields: Any) -> None:
         """Note a metrics line (`event` in lower snake case, as seed 000 names them)."""

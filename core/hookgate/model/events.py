@@ -157,4 +157,10 @@ KNOWN_EVENTS: dict[str, type[Event]] = {
     )
 }
 
+# Each known event's name as a class attribute, in front of Event.name: a decision asks it four
+# times, and the property's look at the struct's config took 79 ns against 13 (timed apart).
+for _name, _cls in KNOWN_EVENTS.items():
+    _cls.name = _name  # type: ignore[assignment]
+del _name, _cls
+
 TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"})

@@ -77,14 +77,19 @@ def take(fd: int) -> None:
             fcntl.flock(fd, fcntl.LOCK_EX)
 
 
-def append(path: Path, data: bytes) -> None:
+def append(path: Path | str, data: bytes) -> None:
     """Append whole lines; concurrent appenders never interleave inside a line."""
     if not data:
         return
-    fd = _appender(str(path))
+    fd = _appender(path if type(path) is str else str(path))
     try:
-        take(fd)
-        write_all(fd, data)
+        try:  # take() and write_all() without the calls around them, in the common case
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            take(fd)
+        written = os.write(fd, data)
+        if written < len(data):
+            write_all(fd, data[written:])
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
