@@ -1,9 +1,11 @@
 // The OpenCode section of benchmarks/run.py: one `tool.execute.before` through the real plugin and
 // its long-running core, against one Python process spawned per call (`hookgate hook claude`, the
-// way GodotMaker's adapter runs its hooks), interleaved call by call in the same run. Beside them,
-// the same plugin waiting asleep for its answers (`awakeMs: 0`, a core of its own), and the floor of
-// any core behind this transport: a process of the core's interpreter that answers each line at
-// once (an echo), pinged in the same places (after a spawn, back to back).
+// way GodotMaker's adapter runs its hooks), interleaved call by call in the same run. The plugin
+// runs as registered by default (it measures whether turning its event loop while an answer is due
+// pays, and chooses); beside it, the same plugin told to wait asleep (`awakeMs: 0`) and told to turn
+// every time (`awakeMs: 1`), each with a core of its own, and the floor of any core behind this
+// transport: a process of the core's interpreter that answers each line at once (an echo), pinged
+// in the same places (after a spawn, back to back).
 //
 //   node benchmarks/opencode_bench.mjs HOOKGATE PROJECT_DIR CALLS  -> JSON on stdout
 //   (or under OpenCode's own Bun: BUN_BE_BUN=1 opencode benchmarks/opencode_bench.mjs ...)
@@ -22,6 +24,7 @@ const client = { app: { log: quiet }, tui: { showToast: quiet }, session: { get:
 const command = [hookgate, "serve", "--stdio"]
 const hooks = await HookgatePlugin({ client, directory: project }, { command })
 const asleep = await HookgatePlugin({ client, directory: project }, { command, awakeMs: 0 })
+const awake = await HookgatePlugin({ client, directory: project }, { command, awakeMs: 1 })
 
 // half the calls are allowed, half blocked by the build role, on both sides
 const files = ["notes.txt", "src/player.gd"].map((name) => path.join(project, name))
@@ -76,9 +79,11 @@ function viaEcho() {
 
 for (let i = 0; i < 20; i++) await viaPlugin(i) // the core starts on the first call; not part of the figure
 for (let i = 0; i < 20; i++) await viaPlugin(i, asleep)
+for (let i = 0; i < 20; i++) await viaPlugin(i, awake)
 for (let i = 0; i < 20; i++) await viaEcho()
 const plugin = []
 const pluginAsleep = []
+const pluginAwake = []
 const process_ = []
 const floor = []
 for (let i = 0; i < calls; i++) {
@@ -88,21 +93,26 @@ for (let i = 0; i < calls; i++) {
   await viaProcess(i)
   pluginAsleep.push(await viaPlugin(i, asleep))
   await viaProcess(i)
+  pluginAwake.push(await viaPlugin(i, awake))
+  await viaProcess(i)
 }
 // the same calls back to back, as a burst of tool calls meets a core that is already awake (above,
-// each plugin call follows a process spawn, as a call follows a model turn in a session); the two
-// plugins take turns by blocks, so that neither pays alone for coming first after the spawns
+// each plugin call follows a process spawn, as a call follows a model turn in a session); the
+// plugins take turns by blocks, so that none pays alone for coming first after the spawns
 const burst = []
 const floorBurst = []
 const burstAsleep = []
+const burstAwake = []
 for (let block = 0; block < calls; block += 30) {
   const end = Math.min(calls, block + 30)
   for (let i = block; i < end; i++) burst.push(await viaPlugin(i))
   for (let i = block; i < end; i++) burstAsleep.push(await viaPlugin(i, asleep))
+  for (let i = block; i < end; i++) burstAwake.push(await viaPlugin(i, awake))
 }
 for (let i = 0; i < calls; i++) floorBurst.push(await viaEcho())
 await hooks.dispose()
 await asleep.dispose()
+await awake.dispose()
 echo.stdin.end()
 
 const percentile = (values, p) => {
@@ -111,5 +121,6 @@ const percentile = (values, p) => {
 }
 const summary = (values) => ({ p50_ms: percentile(values, 50), p99_ms: percentile(values, 99), calls: values.length })
 console.log(JSON.stringify({ plugin: summary(plugin), plugin_burst: summary(burst),
-  plugin_asleep: summary(pluginAsleep), plugin_asleep_burst: summary(burstAsleep), process_per_call: summary(process_),
+  plugin_asleep: summary(pluginAsleep), plugin_asleep_burst: summary(burstAsleep),
+  plugin_awake: summary(pluginAwake), plugin_awake_burst: summary(burstAwake), process_per_call: summary(process_),
   echo: summary(floor), echo_burst: summary(floorBurst) }))

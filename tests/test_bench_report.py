@@ -95,15 +95,18 @@ def test_the_opencode_effect_row_is_judged_on_its_p50_and_its_pairs_ratio_printe
 
 def test_the_opencode_section_judges_each_runtime_apart_and_says_which_it_could_not_run() -> None:
     figures = {"ms": {"plugin -> core p50": 0.4, "plugin -> core p99": 3.0, "waiting asleep (awakeMs 0) p50": 0.6,
-                      "echo floor p50": 0.9},
-               "ratios": {"process per call / plugin, p50": 80.0, "awake / asleep, p50": 0.667}}
+                      "always awake (awakeMs 1) p50": 0.7, "echo floor p50": 0.9},
+               "ratios": {"process per call / plugin, p50": 80.0, "as registered / asleep, p50": 0.667,
+                          "always awake / asleep, p50": 1.1667}}
     lines = run.opencode_lines({"calls": 3, "runtimes": {"Node v20": figures, "the pinned OpenCode's own Bun": None}})
     assert any("the plugin under Node v20, 3 interleaved calls per side" in text for text in lines)
     assert line(lines, "plugin -> core p50").endswith("0.40 ms  [<= 0.5 ms: met]")
     assert line(lines, "plugin -> core p99").endswith("3.00 ms  [<= 2 ms: MISSED]")
     assert line(lines, "waiting asleep (awakeMs 0) p50").endswith("0.60 ms")  # beside the target, not judged by it
     assert line(lines, "echo floor p50").endswith("0.90 ms")
-    assert line(lines, "awake / asleep, p50").endswith("0.67x")
+    assert line(lines, "always awake (awakeMs 1) p50").endswith("0.70 ms")
+    assert line(lines, "as registered / asleep, p50").endswith("0.67x")
+    assert line(lines, "always awake / asleep, p50").endswith("1.17x")
     assert line(lines, "process per call / plugin, p50").endswith("80.0x  [>= 50x: met]")
     assert any(text.endswith("the plugin under the pinned OpenCode's own Bun: not measured, it is not installed (make runtimes)")
                for text in lines)

@@ -6,6 +6,7 @@
 // an answer that is no verdict counts as no answer, and a core that stays silent for longer than
 // any decision may take is killed, so that the next request starts a working one.
 import { availableParallelism } from "node:os";
+import { AwakeChoice } from "./awake.js";
 import { PROTOCOL_VERSION, isCapabilities, isObject, isVerdict, } from "./protocol.js";
 import { CoreProcess } from "./transport.js";
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -17,13 +18,13 @@ const SHUTDOWN_GRACE_MS = 2_000;
 // after a start that failed, requests fail at once for this long (doubling up to the cap), so a
 // broken install is not respawned on every tool call
 const BACKOFF_MS = [250, 500, 1_000, 2_000, 5_000];
-// How long after a request the client keeps the event loop turning (setImmediate: each turn
+// How long after a request the client may keep the event loop turning (setImmediate: each turn
 // polls for I/O without blocking) while the answer is due, instead of sleeping in the poll until
 // it comes. A core answers in a fraction of a millisecond, and a process whose CPU went idle
-// meanwhile is woken late: after a pause (the model's turn) that cost a quarter of the round trip
-// on the virtual machine measured (benchmarks/opencode_bench.mjs runs the plugin both ways). Not
-// for a request within this long of the last answer, whose CPUs have not gone idle (turning there
-// bought nothing and lengthened the tail), nor on a single CPU, where it would take the core's.
+// meanwhile is woken late; but turning takes a CPU the core may need. Whether it pays is measured
+// per client (awake.ts) unless the registration fixes it. Not for a request within this long of
+// the last answer, whose CPUs have not gone idle (turning there bought nothing and lengthened the
+// tail), nor on a single CPU, where it would take the core's.
 export const AWAKE_MS = availableParallelism() > 1 ? 1 : 0;
 /** The core's argv: the registration's `command`, else $HOOKGATE_COMMAND, else `hookgate` on PATH. */
 export function coreCommand(options = {}, env = process.env) {
@@ -63,9 +64,11 @@ export class CoreClient {
     awakeUntil = 0; // performance.now() until which the event loop keeps turning, while answers are due
     answeredAt = -Infinity; // performance.now() of the last answer
     turning = false;
+    awake; // whether to turn, measured here, unless the registration says
     constructor(options) {
         this.options = options;
         this.log = options.log ?? (() => { });
+        this.awake = options.awakeMs === undefined && AWAKE_MS > 0 ? new AwakeChoice(AWAKE_MS) : null;
     }
     /** The deadline for one event: the fixed one, or what the core said its gates may take. */
     timeoutFor(eventName) {
@@ -155,6 +158,8 @@ export class CoreClient {
         // and a late answer from a loop that has since stopped, so neither holds off the recycling
         this.heardAt = Date.now();
         this.answeredAt = performance.now();
+        if (waiting.wait !== undefined)
+            this.awake?.took(waiting.wait, this.answeredAt - waiting.sentAt);
         this.quietSince = this.pending.size ? this.heardAt : null;
         clearTimeout(waiting.timer);
         const error = isObject(message.error) ? message.error : message.error ? {} : null;
@@ -186,21 +191,27 @@ export class CoreClient {
                 reject(new CoreUnavailable(`no answer from the core within ${deadline.budgetMs} ms${starting}`));
                 this.recycleIfStuck(child);
             }, Math.max(0, deadline.at - Date.now()));
-            this.pending.set(id, { resolve, reject, timer });
+            const sentAt = performance.now();
+            const wait = this.server ? this.awakeFor(sentAt) : undefined; // not for initialize: a start takes far longer
+            this.pending.set(id, { resolve, reject, timer, sentAt, wait });
             // asked when the request was made, unless a start it waited for answered since
             this.quietSince ??= Math.max(deadline.at - deadline.budgetMs, this.heardAt);
             child.write({ jsonrpc: "2.0", id, method, params });
-            this.stayAwake();
+            if (wait)
+                this.stayAwake(sentAt + wait);
         });
     }
-    /** Keep the event loop turning for up to awakeMs from now, or until nothing is pending; not when
-     * the last answer came less than awakeMs ago. */
-    stayAwake() {
-        const awakeMs = this.options.awakeMs ?? AWAKE_MS;
-        const now = performance.now();
-        if (!(awakeMs > 0) || now - this.answeredAt < awakeMs)
-            return;
-        this.awakeUntil = now + awakeMs;
+    /** How long to keep the loop turning for a request sent at `now`: the registration's awakeMs or
+     * the measured choice's; undefined when the last answer came less than that window ago. */
+    awakeFor(now) {
+        const fixed = this.options.awakeMs;
+        if (now - this.answeredAt < (fixed ?? AWAKE_MS))
+            return undefined;
+        return fixed ?? this.awake?.wait() ?? 0;
+    }
+    /** Keep the event loop turning until `until` (performance.now()), or until nothing is pending. */
+    stayAwake(until) {
+        this.awakeUntil = until;
         if (this.turning)
             return;
         this.turning = true;

@@ -6,7 +6,8 @@ import os from "node:os"
 import path from "node:path"
 import { test } from "node:test"
 
-import { CoreClient, CoreUnavailable, coreCommand } from "../lib/client.js"
+import { SAMPLES } from "../lib/awake.js"
+import { AWAKE_MS, CoreClient, CoreUnavailable, coreCommand } from "../lib/client.js"
 import { FAKE_CORE, realCore } from "../test-support/support.js"
 
 const fake = (mode, extra = {}) => new CoreClient({
@@ -127,6 +128,31 @@ test("awakeMs 0: the client sleeps until the answer comes", async () => {
     await core.dispose()
     await answer
   })
+})
+
+test("without awakeMs the client measures both ways on its own answers: it turns for every other request after a pause", async () => {
+  const core = fake("normal")
+  await core.ensureStarted({ at: Date.now() + 10_000, budgetMs: 10_000 })
+  const turned = []
+  await countingTurns(async (turns) => {
+    for (let i = 0; i < 2 * SAMPLES; i++) {
+      await pause(5) // longer than AWAKE_MS since the last answer: the CPUs may have gone idle
+      const before = turns.count
+      assert.equal((await core.evaluate(write(i % 2 ? "a.gd" : "a.txt"))).kind, i % 2 ? "block" : "allow")
+      turned.push(turns.count > before)
+      await pause(5) // the turn queued when the answer came
+    }
+  })
+  if (AWAKE_MS > 0) {
+    assert.deepEqual(turned, Array.from({ length: 2 * SAMPLES }, (_, i) => i % 2 === 0))
+    // each answer was timed into its way's samples, and the choice is made from them now
+    const times = [core.awake.awake, core.awake.asleep]
+    assert.deepEqual(times.map((t) => t.length), [SAMPLES, SAMPLES])
+    assert.ok(times.flat().every((ms) => ms > 0 && ms < 10_000), times.flat().join(" "))
+  } else {
+    assert.ok(turned.every((t) => !t), "turning on one CPU")
+  }
+  await core.dispose()
 })
 
 test("the command comes from the registration, else HOOKGATE_COMMAND, else PATH", () => {

@@ -8,8 +8,9 @@ export interface HookgateOptions {
     timeoutMs?: number;
     /** how long the core may take to start */
     startTimeoutMs?: number;
-    /** how long to keep OpenCode's event loop turning while the core's answer is due, so that it is
-     * read at once (default 1 ms on more than one CPU, else 0: sleep until it comes) */
+    /** how long to keep OpenCode's event loop turning while the core's answer is due after a pause,
+     * so that it is read at once (0: sleep until it comes). Default: 1 ms or 0, whichever answers
+     * sooner on this machine, measured as the plugin runs; 0 on one CPU */
     awakeMs?: number;
 }
 /** The hooks hookgate implements, each with OpenCode's own signature. */

@@ -8,6 +8,7 @@
 
 import { availableParallelism } from "node:os"
 
+import { AwakeChoice } from "./awake.js"
 import {
   type CanonicalEvent, type Capabilities, type ServerInfo, type Verdict,
   PROTOCOL_VERSION, isCapabilities, isObject, isVerdict,
@@ -23,13 +24,13 @@ const SHUTDOWN_GRACE_MS = 2_000
 // after a start that failed, requests fail at once for this long (doubling up to the cap), so a
 // broken install is not respawned on every tool call
 const BACKOFF_MS = [250, 500, 1_000, 2_000, 5_000]
-// How long after a request the client keeps the event loop turning (setImmediate: each turn
+// How long after a request the client may keep the event loop turning (setImmediate: each turn
 // polls for I/O without blocking) while the answer is due, instead of sleeping in the poll until
 // it comes. A core answers in a fraction of a millisecond, and a process whose CPU went idle
-// meanwhile is woken late: after a pause (the model's turn) that cost a quarter of the round trip
-// on the virtual machine measured (benchmarks/opencode_bench.mjs runs the plugin both ways). Not
-// for a request within this long of the last answer, whose CPUs have not gone idle (turning there
-// bought nothing and lengthened the tail), nor on a single CPU, where it would take the core's.
+// meanwhile is woken late; but turning takes a CPU the core may need. Whether it pays is measured
+// per client (awake.ts) unless the registration fixes it. Not for a request within this long of
+// the last answer, whose CPUs have not gone idle (turning there bought nothing and lengthened the
+// tail), nor on a single CPU, where it would take the core's.
 export const AWAKE_MS = availableParallelism() > 1 ? 1 : 0
 
 /** Where the core's command may come from: the registration's options. */
@@ -60,7 +61,8 @@ export interface CoreOptions {
   timeoutMs?: number
   /** how long a start may take (default START_TIMEOUT_MS) */
   startTimeoutMs?: number
-  /** how long to keep the event loop turning while an answer is due (default AWAKE_MS; 0: never) */
+  /** how long to keep the event loop turning while an answer is due after a pause, every time
+   * (0: never); default: AWAKE_MS, or 0, whichever answered sooner on this machine (awake.ts) */
   awakeMs?: number
   /** sent with initialize */
   clientInfo?: Record<string, unknown>
@@ -80,6 +82,8 @@ interface Pending {
   resolve: (result: unknown) => void
   reject: (error: Error) => void
   timer: ReturnType<typeof setTimeout>
+  sentAt: number // performance.now()
+  wait?: number // how long the loop turned for it, when it was sent after a pause
 }
 
 const isBudget = (ms: unknown): ms is number => typeof ms === "number" && Number.isFinite(ms) && ms > 0
@@ -112,10 +116,12 @@ export class CoreClient {
   private awakeUntil = 0 // performance.now() until which the event loop keeps turning, while answers are due
   private answeredAt = -Infinity // performance.now() of the last answer
   private turning = false
+  private readonly awake: AwakeChoice | null // whether to turn, measured here, unless the registration says
 
   constructor(options: CoreOptions) {
     this.options = options
     this.log = options.log ?? (() => {})
+    this.awake = options.awakeMs === undefined && AWAKE_MS > 0 ? new AwakeChoice(AWAKE_MS) : null
   }
 
   /** The deadline for one event: the fixed one, or what the core said its gates may take. */
@@ -204,6 +210,7 @@ export class CoreClient {
     // and a late answer from a loop that has since stopped, so neither holds off the recycling
     this.heardAt = Date.now()
     this.answeredAt = performance.now()
+    if (waiting.wait !== undefined) this.awake?.took(waiting.wait, this.answeredAt - waiting.sentAt)
     this.quietSince = this.pending.size ? this.heardAt : null
     clearTimeout(waiting.timer)
     const error = isObject(message.error) ? message.error : message.error ? {} : null
@@ -233,21 +240,27 @@ export class CoreClient {
         reject(new CoreUnavailable(`no answer from the core within ${deadline.budgetMs} ms${starting}`))
         this.recycleIfStuck(child)
       }, Math.max(0, deadline.at - Date.now()))
-      this.pending.set(id, { resolve, reject, timer })
+      const sentAt = performance.now()
+      const wait = this.server ? this.awakeFor(sentAt) : undefined // not for initialize: a start takes far longer
+      this.pending.set(id, { resolve, reject, timer, sentAt, wait })
       // asked when the request was made, unless a start it waited for answered since
       this.quietSince ??= Math.max(deadline.at - deadline.budgetMs, this.heardAt)
       child.write({ jsonrpc: "2.0", id, method, params })
-      this.stayAwake()
+      if (wait) this.stayAwake(sentAt + wait)
     })
   }
 
-  /** Keep the event loop turning for up to awakeMs from now, or until nothing is pending; not when
-   * the last answer came less than awakeMs ago. */
-  private stayAwake() {
-    const awakeMs = this.options.awakeMs ?? AWAKE_MS
-    const now = performance.now()
-    if (!(awakeMs > 0) || now - this.answeredAt < awakeMs) return
-    this.awakeUntil = now + awakeMs
+  /** How long to keep the loop turning for a request sent at `now`: the registration's awakeMs or
+   * the measured choice's; undefined when the last answer came less than that window ago. */
+  private awakeFor(now: number): number | undefined {
+    const fixed = this.options.awakeMs
+    if (now - this.answeredAt < (fixed ?? AWAKE_MS)) return undefined
+    return fixed ?? this.awake?.wait() ?? 0
+  }
+
+  /** Keep the event loop turning until `until` (performance.now()), or until nothing is pending. */
+  private stayAwake(until: number) {
+    this.awakeUntil = until
     if (this.turning) return
     this.turning = true
     const turn = () => {

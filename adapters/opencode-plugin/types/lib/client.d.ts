@@ -21,7 +21,8 @@ export interface CoreOptions {
     timeoutMs?: number;
     /** how long a start may take (default START_TIMEOUT_MS) */
     startTimeoutMs?: number;
-    /** how long to keep the event loop turning while an answer is due (default AWAKE_MS; 0: never) */
+    /** how long to keep the event loop turning while an answer is due after a pause, every time
+     * (0: never); default: AWAKE_MS, or 0, whichever answered sooner on this machine (awake.ts) */
     awakeMs?: number;
     /** sent with initialize */
     clientInfo?: Record<string, unknown>;
@@ -39,6 +40,8 @@ interface Pending {
     resolve: (result: unknown) => void;
     reject: (error: Error) => void;
     timer: ReturnType<typeof setTimeout>;
+    sentAt: number;
+    wait?: number;
 }
 export declare class CoreClient {
     readonly options: CoreOptions;
@@ -57,6 +60,7 @@ export declare class CoreClient {
     private awakeUntil;
     private answeredAt;
     private turning;
+    private readonly awake;
     constructor(options: CoreOptions);
     /** The deadline for one event: the fixed one, or what the core said its gates may take. */
     timeoutFor(eventName: string): number;
@@ -73,8 +77,10 @@ export declare class CoreClient {
     /** A message that answers no request: a policy reload, or an error about no request in particular. */
     private notified;
     send(child: CoreProcess, method: string, params: unknown, deadline: Deadline): Promise<unknown>;
-    /** Keep the event loop turning for up to awakeMs from now, or until nothing is pending; not when
-     * the last answer came less than awakeMs ago. */
+    /** How long to keep the loop turning for a request sent at `now`: the registration's awakeMs or
+     * the measured choice's; undefined when the last answer came less than that window ago. */
+    private awakeFor;
+    /** Keep the event loop turning until `until` (performance.now()), or until nothing is pending. */
     private stayAwake;
     /** A core that said nothing for longer than any decision may take will not answer again. */
     private recycleIfStuck;

@@ -1,0 +1,40 @@
+// Whether the client keeps the event loop turning while an answer is due (client.ts) is measured on
+// the machine it runs on, not assumed. Where an idle CPU halts and the core runs on the other one,
+// turning read the answer a quarter sooner after a pause; where the scheduler packs the plugin and
+// the core onto one CPU, the turning takes the core's CPU and made the same call a quarter slower
+// (benchmarks/opencode_bench.mjs runs both ways side by side). So the two ways take turns until each
+// has SAMPLES round trips, the faster by median is used from then on, and every EXPLORE-th request
+// tries the other one, so that a machine whose load changes is followed.
+
+export const SAMPLES = 9
+export const EXPLORE = 16
+
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? Infinity
+
+export class AwakeChoice {
+  private readonly asleep: number[] = [] // the last round trips sent asleep, in ms
+  private readonly awake: number[] = [] // and turning for awakeMs
+  private asked = 0
+
+  /** `awakeMs`: how long a request sent awake keeps the loop turning (0: never). */
+  constructor(readonly awakeMs: number) {}
+
+  /** How long to keep the loop turning for the next request sent after a pause: awakeMs or 0. */
+  wait(): number {
+    if (!(this.awakeMs > 0)) return 0
+    if (this.asleep.length < SAMPLES || this.awake.length < SAMPLES) {
+      return this.awake.length <= this.asleep.length ? this.awakeMs : 0
+    }
+    this.asked += 1
+    const awakeIsFaster = median(this.awake) < median(this.asleep)
+    const other = this.asked % EXPLORE === 0
+    return awakeIsFaster !== other ? this.awakeMs : 0
+  }
+
+  /** How long a request sent with `wait` (what wait() gave) took to be answered, in ms. */
+  took(wait: number, ms: number): void {
+    const times = wait > 0 ? this.awake : this.asleep
+    times.push(ms)
+    if (times.length > SAMPLES) times.shift()
+  }
+}
