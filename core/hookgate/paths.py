@@ -21,15 +21,24 @@ def readings(path: str, cwd: str, roots: Iterable[str], worktree_markers: Sequen
     if "\x00" in path:
         raise ValueError("path contains a NUL byte")
     joined = at(cwd, path)
-    lexical = os.path.normpath(joined)
     try:
-        real = (resolve or resolved)(joined)
+        real: str | None = (resolve or resolved)(joined)
     except (OSError, ValueError):
-        real = lexical
-    forms = root_forms(tuple(roots))
-    markers = _marker_parts(tuple(worktree_markers))
-    spelled = _spelling(lexical, forms, markers)
-    return (spelled,) if real == lexical else tuple(dict.fromkeys((spelled, _spelling(real, forms, markers))))
+        real = None
+    return _readings(joined, real, tuple(roots), tuple(worktree_markers))
+
+
+@lru_cache(maxsize=4096)
+def _readings(joined: str, real: str | None, roots: tuple[str, ...], markers: tuple[str, ...]) -> tuple[str, ...]:
+    """readings once the filesystem has answered (`real`: None when it could not): a pure function
+    of the texts, so the folding and the spelling are worked out once per place, not per write judged."""
+    lexical = os.path.normpath(joined)
+    forms = root_forms(roots)
+    parts = _marker_parts(markers)
+    spelled = _spelling(lexical, forms, parts)
+    if real is None or real == lexical:
+        return (spelled,)
+    return tuple(dict.fromkeys((spelled, _spelling(real, forms, parts))))
 
 
 def at(cwd: str, path: str) -> str:
@@ -38,10 +47,8 @@ def at(cwd: str, path: str) -> str:
     return path if path[:1] == "/" else os.path.join(cwd, path)
 
 
-@lru_cache(maxsize=4096)
 def _spelling(absolute: str, forms: tuple[str, ...], markers: tuple[tuple[str, ...], ...]) -> str:
-    """How the rules name the place `absolute`: a pure function of its text, the root forms
-    and the worktree markers, so worked out once per place (the filesystem was asked before)."""
+    """How the rules name the place `absolute`, given the root forms and the worktree markers."""
     return _strip_worktree(_relative(absolute, forms).lower(), markers)
 
 

@@ -17,23 +17,22 @@ Context and messages are merged from every verdict, whatever wins: a deny still 
 what the other gates wanted it to know.
 """
 
-from typing import Any, Iterable
+from typing import Any, ClassVar, Iterable
 
 import msgspec
 
 
 class Verdict(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
+    # True when the action must not go ahead as asked (block, retry); a class attribute, as the
+    # kind is (below): every decision asks a few times
+    refuses: ClassVar[bool] = False
+
     message: str | None = None
     context: str | None = None
 
     @property
     def kind(self) -> str:
         return str(type(self).__struct_config__.tag)
-
-    @property
-    def refuses(self) -> bool:
-        """True when the action must not go ahead as asked (block, retry)."""
-        return False
 
 
 class Allow(Verdict, frozen=True, kw_only=True, tag="allow"):
@@ -66,20 +65,19 @@ class Ask(Refusal, frozen=True, kw_only=True, tag="ask"):
 class Retry(Refusal, frozen=True, kw_only=True, tag="retry"):
     """Refuse this call; it may succeed later. The call is not rescheduled."""
 
-    delay_ms: int = 1000
+    refuses: ClassVar[bool] = True
 
-    @property
-    def refuses(self) -> bool:
-        return True
+    delay_ms: int = 1000
 
 
 class Block(Refusal, frozen=True, kw_only=True, tag="block"):
-    @property
-    def refuses(self) -> bool:
-        return True
+    refuses: ClassVar[bool] = True
 
 
 AnyVerdict = Allow | Context | Modify | Ask | Retry | Block
+for _kind in (Allow, Context, Modify, Ask, Retry, Block):
+    _kind.kind = str(_kind.__struct_config__.tag)  # type: ignore[assignment]
+del _kind
 PRECEDENCE: tuple[type[Verdict], ...] = (Block, Retry, Ask, Modify, Context, Allow)
 _rank = {cls: rank for rank, cls in enumerate(PRECEDENCE)}
 
