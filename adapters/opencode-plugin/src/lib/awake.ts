@@ -2,9 +2,12 @@
 // the machine it runs on, not assumed. Where an idle CPU halts and the core runs on the other one,
 // turning read the answer a quarter sooner after a pause; where the scheduler packs the plugin and
 // the core onto one CPU, the turning takes the core's CPU and made the same call a quarter slower
-// (benchmarks/opencode_bench.mjs runs both ways side by side). So the two ways take turns until each
-// has SAMPLES round trips, the faster by median is used from then on, and every EXPLORE-th request
-// tries the other one, so that a machine whose load changes is followed.
+// (benchmarks/opencode_bench.mjs runs both ways side by side). So the two ways share the first
+// calls until each has SAMPLES round trips, the faster by median is used from then on, and one
+// request in EXPLORE tries the other one, so that a machine whose load changes is followed.
+// Which way a request takes is drawn at random where the two are even: OpenCode's calls come in
+// patterns (a tool's before, then its after, which the effect check makes slower), and a strict
+// alternation would give each way one kind of call.
 
 export const SAMPLES = 9
 export const EXPLORE = 16
@@ -14,20 +17,21 @@ const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[
 export class AwakeChoice {
   private readonly asleep: number[] = [] // the last round trips sent asleep, in ms
   private readonly awake: number[] = [] // and turning for awakeMs
-  private asked = 0
 
-  /** `awakeMs`: how long a request sent awake keeps the loop turning (0: never). */
-  constructor(readonly awakeMs: number) {}
+  /** `awakeMs`: how long a request sent awake keeps the loop turning (0: never); `random`: a draw in
+   * [0, 1), Math.random but in tests. */
+  constructor(readonly awakeMs: number, private readonly random: () => number = Math.random) {}
 
   /** How long to keep the loop turning for the next request sent after a pause: awakeMs or 0. */
   wait(): number {
     if (!(this.awakeMs > 0)) return 0
-    if (this.asleep.length < SAMPLES || this.awake.length < SAMPLES) {
-      return this.awake.length <= this.asleep.length ? this.awakeMs : 0
+    const { asleep, awake } = this
+    if (asleep.length < SAMPLES || awake.length < SAMPLES) {
+      const awakeNext = awake.length === asleep.length ? this.random() < 0.5 : awake.length < asleep.length
+      return awakeNext ? this.awakeMs : 0
     }
-    this.asked += 1
-    const awakeIsFaster = median(this.awake) < median(this.asleep)
-    const other = this.asked % EXPLORE === 0
+    const awakeIsFaster = median(awake) < median(asleep)
+    const other = this.random() < 1 / EXPLORE
     return awakeIsFaster !== other ? this.awakeMs : 0
   }
 
