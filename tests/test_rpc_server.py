@@ -67,6 +67,41 @@ def test_the_answer_does_not_wait_for_the_records_and_the_next_one_does(core: Co
     assert "hook_block" in log.read_text()
 
 
+def test_the_client_is_offered_the_cpu_between_the_answer_and_the_records(root: Path, monkeypatch: pytest.MonkeyPatch):
+    """Between a decision's answer and its records the core yields its CPU: a scheduler that puts
+    the plugin beside the core would otherwise keep the woken plugin waiting for the records
+    (in-process: the order of the three, on a core that judges with the real policy)."""
+    import io
+
+    from hookgate.hookcall import load_policy
+    from hookgate.rpc import server as rpc_server
+    from hookgate.rpc.reload import PolicyHolder
+    from hookgate.rpc.transport import StdioTransport
+
+    steps: list[str] = []
+    log = root / ".hookgate" / "sessions" / "s1" / "metrics.jsonl"
+
+    class Transport(StdioTransport):
+        def write_frame(self, frame: bytes) -> None:
+            steps.append("answer")
+            super().write_frame(frame)
+
+    def offer() -> None:
+        steps.append("offer, " + ("records written" if log.exists() else "no records yet"))
+
+    monkeypatch.setattr(rpc_server, "_offer_cpu", offer)
+    monkeypatch.chdir(root)
+    server = rpc_server.Server(Transport(io.BytesIO(), io.BytesIO()), PolicyHolder(lambda: load_policy(None), print), log=print)
+    server._answer(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}).encode())
+    assert steps == ["answer"]  # nothing to write after it: no offer
+    for id_, name in ((2, "src/player.gd"), (3, "notes.txt")):
+        server._answer(json.dumps({"jsonrpc": "2.0", "id": id_, "method": "evaluate",
+                                   "params": {"event": pre_write(root, name)}}).encode())
+    assert steps == ["answer", "answer", "offer, no records yet", "answer", "offer, records written"]
+    events = [json.loads(line)["event"] for line in log.read_text().splitlines()]
+    assert "hook_block" in events and events.count("file_write") == 2
+
+
 def test_evaluate_before_initialize_is_refused(core: Core, root: Path):
     answer = core.request("evaluate", {"event": pre_write(root, "a.txt")})
     assert answer["error"]["code"] == protocol.SERVER_NOT_INITIALIZED

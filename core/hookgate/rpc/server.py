@@ -28,6 +28,9 @@ written after its answer is sent and before the next frame is read: the client w
 verdict, not for the logs (0.93-0.96x the round trip through the plugin), and every decision finds
 the records of all those before it. So any later answer (a ping's, a shutdown's) comes after the
 records of the calls before it. A core killed in between loses those records, not the verdict.
+Between the answer and the records the core yields its CPU (`sched_yield`): where the scheduler
+keeps the plugin on the core's CPU, the plugin woken by the answer runs first instead of waiting
+for the records (0.90-0.94x a call after a process spawn through the plugin).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from .reload import PolicyHolder, WatchSet, watch
 from .transport import FrameTooLarge, StdioTransport
 
 PROTOCOL_VERSION = 1
+_offer_cpu: Callable[[], None] = getattr(os, "sched_yield", lambda: None)
 # what a decision may take beyond its gates' own timeouts (files, locks, the pipe)
 DECISION_SLACK_S = 1.0
 WATCH_START_TIMEOUT_S = 5.0
@@ -124,6 +128,8 @@ class Server:
             answers = []
         if answers:
             self._send(answers if batch else answers[0])
+        if self._unwritten:
+            _offer_cpu()  # the client, woken by the answer, goes first (see the docstring)
         self._write_records()
 
     def _write_records(self) -> None:
