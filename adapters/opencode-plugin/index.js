@@ -69,7 +69,8 @@ export const HookgatePlugin = async (input, pluginOptions = {}) => {
             turns.set(id, state = { lastUser: null, stopFor: undefined, held: false });
         return state;
     };
-    const starts = new Map(); // session -> the SessionStart/SubagentStart decision in flight
+    const starts = new Map(); // session -> its SessionStart/SubagentStart decision
+    const startsDecided = new WeakSet(); // the decisions of `starts` that are made
     const startContext = new Map(); // session -> context a start verdict wants the model to see
     const callContext = new Map(); // tool call -> context its PreToolUse verdict wants the model to see
     const childStops = new Map(); // child session -> its SubagentStop decision
@@ -93,11 +94,21 @@ export const HookgatePlugin = async (input, pluginOptions = {}) => {
         log("warn", message);
         Promise.resolve(client?.tui?.showToast?.({ body: { message, variant: "warning" } })).catch(() => { });
     }
-    async function who(sessionID) {
-        const resolved = await sessions.resolve(sessionID);
-        // a session's start (and its root's) is decided before anything done in it
-        await Promise.all([starts.get(resolved.root), starts.get(sessionID)]);
-        return resolved;
+    /** Who a session is, once its start and its root's are decided (a session's start is decided
+     * before anything done in it): at once when nothing is left to wait for, so that a tool call
+     * reaches the core without a turn of the event loop. */
+    function who(sessionID) {
+        const resolved = sessions.resolve(sessionID);
+        return resolved instanceof Promise ? resolved.then((known) => afterStarts(known, sessionID)) : afterStarts(resolved, sessionID);
+    }
+    function afterStarts(resolved, sessionID) {
+        const waits = [starts.get(resolved.root), starts.get(sessionID)].filter((start) => start && !startsDecided.has(start));
+        return waits.length ? Promise.all(waits).then(() => resolved) : resolved;
+    }
+    function startDeciding(sessionID, start) {
+        starts.set(sessionID, start);
+        const decided = () => { startsDecided.add(start); };
+        start.then(decided, decided);
     }
     const holdParts = (verdict) => [{ type: "text", text: t.holdText(verdict), metadata: { [HOLD]: true } }];
     /** Keep a session going: its loop is still running, so a queued user message makes it go on. */
@@ -263,7 +274,7 @@ export const HookgatePlugin = async (input, pluginOptions = {}) => {
             switch (event?.type) {
                 case "session.created":
                     if (event.properties?.info)
-                        starts.set(event.properties.info.id, guard("session start", onSessionCreated(event.properties.info)));
+                        startDeciding(event.properties.info.id, guard("session start", onSessionCreated(event.properties.info)));
                     break;
                 case "session.updated":
                     if (event.properties?.info && !sessions.known.has(event.properties.info.id))
@@ -281,7 +292,7 @@ export const HookgatePlugin = async (input, pluginOptions = {}) => {
                 case "session.compacted": {
                     const sessionID = event.properties?.sessionID;
                     if (sessionID)
-                        guard("post compact", who(sessionID).then((resolved) => decide(t.postCompact(resolved, directory))));
+                        guard("post compact", Promise.resolve(who(sessionID)).then((resolved) => decide(t.postCompact(resolved, directory))));
                     break;
                 }
                 case "session.deleted": {

@@ -65,6 +65,12 @@ export class CoreClient {
     answeredAt = -Infinity; // performance.now() of the last answer
     turning = false;
     awake; // whether to turn, measured here, unless the registration says
+    // One timer for the deadlines of every pending request, due at the earliest when it was set and
+    // kept from one request to the next: setting and clearing a timer per request took more than the
+    // rest of a request's JavaScript on a call after a pause. It holds the process alive only while
+    // a request is pending.
+    watch = null;
+    watchAt = Infinity;
     constructor(options) {
         this.options = options;
         this.log = options.log ?? (() => { });
@@ -89,12 +95,16 @@ export class CoreClient {
         return verdict;
     }
     /** One request; starting the core, if needed, counts against the same budget. */
-    async request(method, params, budgetMs = DEFAULT_TIMEOUT_MS) {
+    request(method, params, budgetMs = DEFAULT_TIMEOUT_MS) {
         const deadline = { at: Date.now() + budgetMs, budgetMs, startMs: 0 };
-        const running = Boolean(this.child && this.server);
+        // a running core is asked at once, without a turn of the event loop before the write
+        if (this.child && this.server && !this.disposed)
+            return this.send(this.child, method, params, deadline);
+        return this.startThenSend(method, params, deadline);
+    }
+    async startThenSend(method, params, deadline) {
         const child = await this.ensureStarted(deadline);
-        if (!running)
-            deadline.startMs = budgetMs - (deadline.at - Date.now()); // told if the rest runs out
+        deadline.startMs = deadline.budgetMs - (deadline.at - Date.now()); // told if the rest runs out
         return this.send(child, method, params, deadline);
     }
     ensureStarted(deadline) {
@@ -154,6 +164,8 @@ export class CoreClient {
         if (!waiting)
             return; // answered after its deadline (the hook went on without it), or never asked
         this.pending.delete(message.id);
+        if (!this.pending.size)
+            this.watch?.unref();
         // only an answer in time shows the core deciding: a notification comes from its reload thread
         // and a late answer from a loop that has since stopped, so neither holds off the recycling
         this.heardAt = Date.now();
@@ -161,7 +173,6 @@ export class CoreClient {
         if (waiting.wait !== undefined)
             this.awake?.took(waiting.wait, this.answeredAt - waiting.sentAt);
         this.quietSince = this.pending.size ? this.heardAt : null;
-        clearTimeout(waiting.timer);
         const error = isObject(message.error) ? message.error : message.error ? {} : null;
         if (error)
             waiting.reject(new CoreUnavailable(`the core refused ${error.code}: ${error.message}`));
@@ -185,21 +196,49 @@ export class CoreClient {
             if (!child.running || child !== this.child)
                 return reject(new CoreUnavailable("the core is not running"));
             const id = ++this.nextId;
-            const timer = setTimeout(() => {
-                this.pending.delete(id);
+            const late = () => {
                 const starting = deadline.startMs ? `, ${deadline.startMs} of them spent starting it` : "";
                 reject(new CoreUnavailable(`no answer from the core within ${deadline.budgetMs} ms${starting}`));
                 this.recycleIfStuck(child);
-            }, Math.max(0, deadline.at - Date.now()));
+            };
             const sentAt = performance.now();
             const wait = this.server ? this.awakeFor(sentAt) : undefined; // not for initialize: a start takes far longer
-            this.pending.set(id, { resolve, reject, timer, sentAt, wait });
+            this.pending.set(id, { resolve, reject, at: deadline.at, late, sentAt, wait });
+            this.watchDeadline(deadline.at);
             // asked when the request was made, unless a start it waited for answered since
             this.quietSince ??= Math.max(deadline.at - deadline.budgetMs, this.heardAt);
             child.write({ jsonrpc: "2.0", id, method, params });
             if (wait)
                 this.stayAwake(sentAt + wait);
         });
+    }
+    /** The watch is due by `at`, and holds the process alive (a request is pending). */
+    watchDeadline(at) {
+        if (this.watch && this.watchAt <= at) {
+            this.watch.ref();
+            return;
+        }
+        if (this.watch)
+            clearTimeout(this.watch);
+        this.watchAt = at;
+        this.watch = setTimeout(() => this.deadlinesPassed(), Math.max(0, at - Date.now()));
+    }
+    /** Every request whose deadline has passed is given up; the watch is set for the next one. */
+    deadlinesPassed() {
+        this.watch = null;
+        this.watchAt = Infinity;
+        const now = Date.now();
+        let next = Infinity;
+        for (const [id, waiting] of this.pending) {
+            if (waiting.at > now) {
+                next = Math.min(next, waiting.at);
+                continue;
+            }
+            this.pending.delete(id);
+            waiting.late();
+        }
+        if (next < Infinity && this.pending.size)
+            this.watchDeadline(next);
     }
     /** How long to keep the loop turning for a request sent at `now`: the registration's awakeMs or
      * the measured choice's; undefined when the last answer came less than that window ago. */
@@ -245,10 +284,10 @@ export class CoreClient {
         if (!this.disposed)
             this.log("warn", `${why}; it is started again on the next event`);
         for (const [id, waiting] of this.pending) {
-            clearTimeout(waiting.timer);
             waiting.reject(new CoreUnavailable(why));
             this.pending.delete(id);
         }
+        this.watch?.unref();
     }
     kill(child, why = "the core was stopped") {
         child.kill();

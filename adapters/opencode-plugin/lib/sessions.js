@@ -26,19 +26,26 @@ export class Sessions {
     isChild(sessionID) {
         return Boolean(this.known.get(sessionID)?.parent);
     }
-    /** The root session (the canonical session_id) and the subagent, if `sessionID` is a child. */
-    async resolve(sessionID) {
-        if (!this.known.has(sessionID))
-            await this.lookUp(sessionID);
+    /** The root session (the canonical session_id) and the subagent, if `sessionID` is a child: at
+     * once when the map knows every session on the way (a tool call waits for no turn of the event
+     * loop), else once the first it lacks is looked up. */
+    resolve(sessionID) {
+        const found = this.walk(sessionID);
+        return typeof found === "string" ? this.lookUp(found).then(() => this.resolve(sessionID)) : found;
+    }
+    /** Who `sessionID` is, from the map alone; or the first session on the way the map lacks. */
+    walk(sessionID) {
         const own = this.known.get(sessionID);
-        if (!own?.parent)
+        if (!own)
+            return sessionID;
+        if (!own.parent)
             return { root: sessionID, agentId: null, agentType: null };
         let root = own.parent;
         for (let hops = 0; hops < 32; hops++) { // nested subagents: the root is the top session
-            if (!this.known.has(root))
-                await this.lookUp(root);
             const up = this.known.get(root);
-            if (!up?.parent)
+            if (!up)
+                return root;
+            if (!up.parent)
                 break;
             root = up.parent;
         }
@@ -48,12 +55,15 @@ export class Sessions {
         try {
             const answer = await this.client.session?.get?.({ path: { id: sessionID } });
             if (answer?.data)
-                return this.note(answer.data);
-            this.log("warn", `session ${sessionID} could not be looked up; treating it as a main session`);
+                this.note(answer.data);
+            else
+                this.log("warn", `session ${sessionID} could not be looked up; treating it as a main session`);
         }
         catch (error) {
             this.log("warn", `session ${sessionID} lookup failed (${error?.message ?? error}); treating it as a main session`);
         }
-        this.known.set(sessionID, { parent: null, agent: null });
+        // a session the answer did not name is a main session too: each lookup settles one session
+        if (!this.known.has(sessionID))
+            this.known.set(sessionID, { parent: null, agent: null });
     }
 }

@@ -8,11 +8,33 @@ export const TOOL_NAMES = {
     todowrite: "TodoWrite", todoread: "TodoRead", skill: "Skill",
 };
 export const toolName = (tool) => TOOL_NAMES[tool] ?? tool;
-const snake = (key) => key.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
+// each argument name's snake_case, kept: a tool has a handful of names, and a regular expression
+// with a function for each argument of every tool call cost a third of its translation after a pause
+const snakeNames = new Map();
+const snake = (key) => {
+    let name = snakeNames.get(key);
+    if (name === undefined) {
+        name = key.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
+        if (snakeNames.size < 1024)
+            snakeNames.set(key, name);
+    }
+    return name;
+};
 const camel = (key) => key.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 /** OpenCode's camelCase arguments as canonical snake_case input (`filePath` -> `file_path`). */
 export function toolInput(args) {
-    return Object.fromEntries(Object.entries(args ?? {}).map(([k, v]) => [snake(k), v]));
+    const input = {};
+    for (const key in args) {
+        if (!Object.hasOwn(args, key))
+            continue;
+        const name = snake(key);
+        // an argument named __proto__ stays an argument (assigned, it would set the prototype)
+        if (name === "__proto__")
+            Object.defineProperty(input, name, { value: args[key], enumerable: true, writable: true, configurable: true });
+        else
+            input[name] = args[key];
+    }
+    return input;
 }
 // Tools whose canonical input is not their arguments renamed. apply_patch (OpenCode offers it
 // instead of write/edit to GPT-family models) takes `{patchText}`; the canonical apply_patch is
@@ -26,9 +48,10 @@ const canonicalInput = (tool, args) => (CANONICAL_INPUT[tool] ?? toolInput)(args
 export function openCodeArgs(input) {
     return Object.fromEntries(Object.entries(input ?? {}).map(([k, v]) => [camel(k), v]));
 }
-/** The fields every canonical event carries. */
-export function base(name, who, cwd) {
-    return {
+/** The fields every canonical event carries, then the event's own. (Not spread into a literal:
+ * after a pause, the spread took about two thirds of what was left of a tool call's translation.) */
+export function base(name, who, cwd, own = {}) {
+    return Object.assign({
         hook_event_name: name,
         session_id: who.root,
         cwd,
@@ -37,43 +60,38 @@ export function base(name, who, cwd) {
         agent_type: who.agentType,
         // OpenCode's hooks name no agent: a subagent is known from the child-session map
         identity: who.agentId ? "inferred" : "given",
-    };
+    }, own);
 }
-export const preToolUse = (input, args, who, cwd) => ({
-    ...base("PreToolUse", who, cwd), tool_name: toolName(input.tool), tool_input: canonicalInput(input.tool, args),
-    tool_use_id: input.callID,
+export const preToolUse = (input, args, who, cwd) => base("PreToolUse", who, cwd, {
+    tool_name: toolName(input.tool), tool_input: canonicalInput(input.tool, args), tool_use_id: input.callID,
 });
-export const postToolUse = (input, output, who, cwd) => ({
-    ...base("PostToolUse", who, cwd), tool_name: toolName(input.tool), tool_input: canonicalInput(input.tool, input.args),
-    tool_use_id: input.callID,
+export const postToolUse = (input, output, who, cwd) => base("PostToolUse", who, cwd, {
+    tool_name: toolName(input.tool), tool_input: canonicalInput(input.tool, input.args), tool_use_id: input.callID,
     tool_response: { title: output?.title, output: output?.output, metadata: output?.metadata },
 });
 /** Whether an updated message part is a tool call that failed (threw, or was aborted). */
 export const isFailedToolPart = (part) => part?.type === "tool" && part.state?.status === "error";
 /** A tool call that threw or was aborted: OpenCode fires no tool.execute.after for it, so this is
  * its after-event (the effect check puts back what it changed). */
-export const postToolUseFailure = (part, who, cwd) => ({
-    ...base("PostToolUseFailure", who, cwd), tool_name: toolName(part.tool), tool_input: canonicalInput(part.tool, part.state.input),
-    tool_use_id: part.callID, error: String(part.state.error ?? ""),
+export const postToolUseFailure = (part, who, cwd) => base("PostToolUseFailure", who, cwd, {
+    tool_name: toolName(part.tool), tool_input: canonicalInput(part.tool, part.state.input), tool_use_id: part.callID,
+    error: String(part.state.error ?? ""),
 });
-export const sessionStart = (who, cwd) => ({ ...base("SessionStart", who, cwd), source: "startup" });
-export const sessionEnd = (who, cwd, reason) => ({ ...base("SessionEnd", who, cwd), reason });
-export const subagentStart = (who, cwd) => ({ ...base("SubagentStart", who, cwd) });
-export const userPromptSubmit = (parts, who, cwd) => ({ ...base("UserPromptSubmit", who, cwd), prompt: promptText(parts) });
-export const stop = (text, held, who, cwd) => ({
-    ...base(who.agentId ? "SubagentStop" : "Stop", who, cwd), stop_hook_active: held, last_assistant_message: text ?? null,
-});
+export const sessionStart = (who, cwd) => base("SessionStart", who, cwd, { source: "startup" });
+export const sessionEnd = (who, cwd, reason) => base("SessionEnd", who, cwd, { reason });
+export const subagentStart = (who, cwd) => base("SubagentStart", who, cwd);
+export const userPromptSubmit = (parts, who, cwd) => base("UserPromptSubmit", who, cwd, { prompt: promptText(parts) });
+export const stop = (text, held, who, cwd) => base(who.agentId ? "SubagentStop" : "Stop", who, cwd, { stop_hook_active: held, last_assistant_message: text ?? null });
 // OpenCode says nothing of what started a compaction (the user's /compact or an overflow)
-export const preCompact = (who, cwd) => ({ ...base("PreCompact", who, cwd), trigger: "auto" });
-export const postCompact = (who, cwd) => ({ ...base("PostCompact", who, cwd), trigger: "auto" });
+export const preCompact = (who, cwd) => base("PreCompact", who, cwd, { trigger: "auto" });
+export const postCompact = (who, cwd) => base("PostCompact", who, cwd, { trigger: "auto" });
 /** permission.asked: `permission` is the tool family (edit, bash, ...), `patterns` what it is for. */
 export function permissionRequest(asked, who, cwd) {
-    return {
-        ...base("PermissionRequest", who, cwd),
+    return base("PermissionRequest", who, cwd, {
         tool_name: toolName(asked.permission),
         tool_input: { ...toolInput(asked.metadata), patterns: asked.patterns ?? [] },
         tool_use_id: asked.tool?.callID ?? null,
-    };
+    });
 }
 const isText = (part) => part?.type === "text";
 /** The text a user (or a task dispatch) typed: every text part that is not OpenCode's own. */

@@ -96,7 +96,8 @@ export const HookgatePlugin = async (input: PluginInput, pluginOptions: PluginOp
     if (!state) turns.set(id, state = { lastUser: null, stopFor: undefined, held: false })
     return state
   }
-  const starts = new Map<string, Promise<void>>() // session -> the SessionStart/SubagentStart decision in flight
+  const starts = new Map<string, Promise<void>>() // session -> its SessionStart/SubagentStart decision
+  const startsDecided = new WeakSet<Promise<void>>() // the decisions of `starts` that are made
   const startContext = new Map<string, string>() // session -> context a start verdict wants the model to see
   const callContext = new Map<string, string>() // tool call -> context its PreToolUse verdict wants the model to see
   const childStops = new Map<string, Promise<Verdict | null | undefined>>() // child session -> its SubagentStop decision
@@ -121,11 +122,23 @@ export const HookgatePlugin = async (input: PluginInput, pluginOptions: PluginOp
     Promise.resolve(client?.tui?.showToast?.({ body: { message, variant: "warning" } })).catch(() => {})
   }
 
-  async function who(sessionID: string): Promise<Who> {
-    const resolved = await sessions.resolve(sessionID)
-    // a session's start (and its root's) is decided before anything done in it
-    await Promise.all([starts.get(resolved.root), starts.get(sessionID)])
-    return resolved
+  /** Who a session is, once its start and its root's are decided (a session's start is decided
+   * before anything done in it): at once when nothing is left to wait for, so that a tool call
+   * reaches the core without a turn of the event loop. */
+  function who(sessionID: string): Who | Promise<Who> {
+    const resolved = sessions.resolve(sessionID)
+    return resolved instanceof Promise ? resolved.then((known) => afterStarts(known, sessionID)) : afterStarts(resolved, sessionID)
+  }
+
+  function afterStarts(resolved: Who, sessionID: string): Who | Promise<Who> {
+    const waits = [starts.get(resolved.root), starts.get(sessionID)].filter((start) => start && !startsDecided.has(start))
+    return waits.length ? Promise.all(waits).then(() => resolved) : resolved
+  }
+
+  function startDeciding(sessionID: string, start: Promise<void>) {
+    starts.set(sessionID, start)
+    const decided = () => { startsDecided.add(start) }
+    start.then(decided, decided)
   }
 
   const holdParts = (verdict: Refusing) => [{ type: "text" as const, text: t.holdText(verdict), metadata: { [HOLD]: true } }]
@@ -281,7 +294,7 @@ export const HookgatePlugin = async (input: PluginInput, pluginOptions: PluginOp
       const event = announced as unknown as RuntimeEvent | undefined // see lib/opencode.ts
       switch (event?.type) {
         case "session.created":
-          if (event.properties?.info) starts.set(event.properties.info.id, guard("session start", onSessionCreated(event.properties.info)))
+          if (event.properties?.info) startDeciding(event.properties.info.id, guard("session start", onSessionCreated(event.properties.info)))
           break
         case "session.updated":
           if (event.properties?.info && !sessions.known.has(event.properties.info.id)) sessions.note(event.properties.info)
@@ -295,7 +308,7 @@ export const HookgatePlugin = async (input: PluginInput, pluginOptions: PluginOp
         }
         case "session.compacted": {
           const sessionID = event.properties?.sessionID
-          if (sessionID) guard("post compact", who(sessionID).then((resolved) => decide(t.postCompact(resolved, directory))))
+          if (sessionID) guard("post compact", Promise.resolve(who(sessionID)).then((resolved) => decide(t.postCompact(resolved, directory))))
           break
         }
         case "session.deleted": {

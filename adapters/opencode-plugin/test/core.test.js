@@ -37,6 +37,41 @@ test("a request past its deadline is rejected while the core keeps running", asy
   await core.dispose()
 })
 
+test("a running core is asked at once: the request is pending before the caller's next line", async () => {
+  const core = fake("normal")
+  await core.evaluate(write("a.txt")) // started
+  const answer = core.evaluate(write("b.gd"))
+  assert.equal(core.pending.size, 1) // written without a turn of the event loop
+  assert.equal((await answer).kind, "block")
+  await core.dispose()
+})
+
+test("one timer keeps the deadlines of every pending request, the earliest first, and holds the process only while one is pending", async () => {
+  const core = fake("hang")
+  await core.ensureStarted({ at: Date.now() + 10_000, budgetMs: 10_000 })
+  const later = core.request("evaluate", { event: write("a.txt") }, 1_500)
+  const sooner = core.request("evaluate", { event: write("b.txt") }, 200) // sent after, due first
+  assert.equal(core.watch.hasRef(), true)
+  const started = Date.now()
+  await assert.rejects(sooner, /no answer from the core within 200 ms/)
+  assert.ok(Date.now() - started < 1_400, "the sooner deadline waited for the later one")
+  assert.equal(core.pending.size, 1) // the later one still waits, and still holds the process
+  assert.equal(core.watch.hasRef(), true)
+  await assert.rejects(later, /no answer from the core within 1500 ms/)
+  assert.equal(core.pending.size, 0)
+  assert.equal(core.watch, null) // nothing left to watch
+  await core.dispose()
+
+  const answering = fake("normal")
+  await answering.evaluate(write("a.txt"))
+  assert.equal(answering.watch.hasRef(), false) // answered: the watch stays set, but holds nothing
+  const pending = answering.evaluate(write("b.txt"))
+  assert.equal(answering.watch.hasRef(), true)
+  await pending
+  assert.equal(answering.watch.hasRef(), false)
+  await answering.dispose()
+})
+
 test("a crash rejects what is pending, and the next request starts a new core", async () => {
   const core = fake("die")
   await assert.rejects(core.evaluate(write("a.txt")), /the core exited \(code 3\)/)

@@ -43,6 +43,21 @@ test("a forbidden write throws the reason; an allowed one goes through; records 
   await hooks.dispose()
 })
 
+test("a tool call made while its session's start is being decided reaches the core after it; later calls wait for nothing", async () => {
+  const root = project()
+  const hooks = await plugin(root, fakeClient())
+  const write = (sessionID, callID) => hooks["tool.execute.before"]({ tool: "write", sessionID, callID }, { args: { filePath: path.join(root, "notes.txt"), content: "" } })
+  // nothing awaited in between: each start is still being decided when the child's call comes
+  hooks.event(created("ses_main"))
+  hooks.event(created("ses_child", { parentID: "ses_main", title: "look around (@general subagent)", agent: "general" }))
+  await write("ses_child", "c1")
+  await write("ses_child", "c2") // both starts decided: no wait, the same order
+  await until(() => metrics(root, "ses_main").filter((r) => r.event === "file_write").length === 2)
+  const events = metrics(root, "ses_main").map((r) => r.event).filter((e) => ["session_start", "subagent_start", "file_write"].includes(e))
+  assert.deepEqual(events, ["session_start", "subagent_start", "file_write", "file_write"])
+  await hooks.dispose()
+})
+
 test("a subagent's write of MEMORY.md is blocked through the session map", async () => {
   const root = project()
   const hooks = await plugin(root, fakeClient())

@@ -30,6 +30,16 @@ test("tool.execute.before of the captured write and bash become PreToolUse Write
   assert.deepEqual(Object.keys(bash.tool_input), ["command", "description"])
 })
 
+test("an argument named __proto__ stays an argument; inherited ones are not arguments", () => {
+  const args = JSON.parse('{"filePath": "/a", "__proto__": {"polluted": 1}}')
+  const input = t.toolInput(args)
+  assert.deepEqual(Object.keys(input), ["file_path", "__proto__"])
+  assert.equal(Object.getPrototypeOf(input), Object.prototype)
+  assert.equal(JSON.stringify(input), '{"file_path":"/a","__proto__":{"polluted":1}}')
+  assert.deepEqual(t.toolInput(Object.create({ inherited: 1 }, { ownName: { value: 2, enumerable: true } })), { own_name: 2 })
+  assert.deepEqual(t.toolInput(null), {})
+})
+
 test("camelCase arguments are normalised; the task tool is the canonical Agent", () => {
   const edit = t.preToolUse({ tool: "edit", callID: "c" }, { filePath: "/a", oldString: "x", newString: "y", replaceAll: true }, main, "/w")
   assert.equal(edit.tool_name, "Edit")
@@ -70,8 +80,11 @@ test("a session the map never saw is looked up through the client, once; nesting
   const sessions = new Sessions(client, () => {})
   assert.deepEqual(await sessions.resolve("c2"), { root: "root", agentId: "c2", agentType: "worker" })
   assert.deepEqual(asked, ["c2", "c1", "root"])
-  await sessions.resolve("c2")
+  assert.deepEqual(sessions.resolve("c2"), { root: "root", agentId: "c2", agentType: "worker" }) // known: at once, no promise
   assert.equal(asked.length, 3)
+  // an answer that names another session settles the one asked for as a main session (no endless lookups)
+  const odd = new Sessions({ session: { get: async () => ({ data: { id: "other" } }) } }, () => {})
+  assert.deepEqual(await odd.resolve("x"), { root: "x", agentId: null, agentType: null })
   const failing = new Sessions({ session: { get: async () => { throw new Error("down") } } }, () => {})
   assert.deepEqual(await failing.resolve("x"), { root: "x", agentId: null, agentType: null })
 })

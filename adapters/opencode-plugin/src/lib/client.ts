@@ -81,7 +81,8 @@ export interface Deadline {
 interface Pending {
   resolve: (result: unknown) => void
   reject: (error: Error) => void
-  timer: ReturnType<typeof setTimeout>
+  at: number // Date.now() by which it must be answered
+  late: () => void // what its deadline passing does
   sentAt: number // performance.now()
   wait?: number // how long the loop turned for it, when it was sent after a pause
 }
@@ -117,6 +118,12 @@ export class CoreClient {
   private answeredAt = -Infinity // performance.now() of the last answer
   private turning = false
   private readonly awake: AwakeChoice | null // whether to turn, measured here, unless the registration says
+  // One timer for the deadlines of every pending request, due at the earliest when it was set and
+  // kept from one request to the next: setting and clearing a timer per request took more than the
+  // rest of a request's JavaScript on a call after a pause. It holds the process alive only while
+  // a request is pending.
+  private watch: ReturnType<typeof setTimeout> | null = null
+  private watchAt = Infinity
 
   constructor(options: CoreOptions) {
     this.options = options
@@ -145,11 +152,16 @@ export class CoreClient {
   }
 
   /** One request; starting the core, if needed, counts against the same budget. */
-  async request(method: string, params: unknown, budgetMs = DEFAULT_TIMEOUT_MS): Promise<unknown> {
+  request(method: string, params: unknown, budgetMs = DEFAULT_TIMEOUT_MS): Promise<unknown> {
     const deadline: Deadline = { at: Date.now() + budgetMs, budgetMs, startMs: 0 }
-    const running = Boolean(this.child && this.server)
+    // a running core is asked at once, without a turn of the event loop before the write
+    if (this.child && this.server && !this.disposed) return this.send(this.child, method, params, deadline)
+    return this.startThenSend(method, params, deadline)
+  }
+
+  private async startThenSend(method: string, params: unknown, deadline: Deadline): Promise<unknown> {
     const child = await this.ensureStarted(deadline)
-    if (!running) deadline.startMs = budgetMs - (deadline.at - Date.now()) // told if the rest runs out
+    deadline.startMs = deadline.budgetMs - (deadline.at - Date.now()) // told if the rest runs out
     return this.send(child, method, params, deadline)
   }
 
@@ -206,13 +218,13 @@ export class CoreClient {
     const waiting = typeof message.id === "number" ? this.pending.get(message.id) : undefined
     if (!waiting) return // answered after its deadline (the hook went on without it), or never asked
     this.pending.delete(message.id as number)
+    if (!this.pending.size) this.watch?.unref()
     // only an answer in time shows the core deciding: a notification comes from its reload thread
     // and a late answer from a loop that has since stopped, so neither holds off the recycling
     this.heardAt = Date.now()
     this.answeredAt = performance.now()
     if (waiting.wait !== undefined) this.awake?.took(waiting.wait, this.answeredAt - waiting.sentAt)
     this.quietSince = this.pending.size ? this.heardAt : null
-    clearTimeout(waiting.timer)
     const error = isObject(message.error) ? message.error : message.error ? {} : null
     if (error) waiting.reject(new CoreUnavailable(`the core refused ${error.code}: ${error.message}`))
     else waiting.resolve(message.result)
@@ -234,20 +246,48 @@ export class CoreClient {
     return new Promise((resolve, reject) => {
       if (!child.running || child !== this.child) return reject(new CoreUnavailable("the core is not running"))
       const id = ++this.nextId
-      const timer = setTimeout(() => {
-        this.pending.delete(id)
+      const late = () => {
         const starting = deadline.startMs ? `, ${deadline.startMs} of them spent starting it` : ""
         reject(new CoreUnavailable(`no answer from the core within ${deadline.budgetMs} ms${starting}`))
         this.recycleIfStuck(child)
-      }, Math.max(0, deadline.at - Date.now()))
+      }
       const sentAt = performance.now()
       const wait = this.server ? this.awakeFor(sentAt) : undefined // not for initialize: a start takes far longer
-      this.pending.set(id, { resolve, reject, timer, sentAt, wait })
+      this.pending.set(id, { resolve, reject, at: deadline.at, late, sentAt, wait })
+      this.watchDeadline(deadline.at)
       // asked when the request was made, unless a start it waited for answered since
       this.quietSince ??= Math.max(deadline.at - deadline.budgetMs, this.heardAt)
       child.write({ jsonrpc: "2.0", id, method, params })
       if (wait) this.stayAwake(sentAt + wait)
     })
+  }
+
+  /** The watch is due by `at`, and holds the process alive (a request is pending). */
+  private watchDeadline(at: number) {
+    if (this.watch && this.watchAt <= at) {
+      this.watch.ref()
+      return
+    }
+    if (this.watch) clearTimeout(this.watch)
+    this.watchAt = at
+    this.watch = setTimeout(() => this.deadlinesPassed(), Math.max(0, at - Date.now()))
+  }
+
+  /** Every request whose deadline has passed is given up; the watch is set for the next one. */
+  private deadlinesPassed() {
+    this.watch = null
+    this.watchAt = Infinity
+    const now = Date.now()
+    let next = Infinity
+    for (const [id, waiting] of this.pending) {
+      if (waiting.at > now) {
+        next = Math.min(next, waiting.at)
+        continue
+      }
+      this.pending.delete(id)
+      waiting.late()
+    }
+    if (next < Infinity && this.pending.size) this.watchDeadline(next)
   }
 
   /** How long to keep the loop turning for a request sent at `now`: the registration's awakeMs or
@@ -292,10 +332,10 @@ export class CoreClient {
     this.quietSince = null
     if (!this.disposed) this.log("warn", `${why}; it is started again on the next event`)
     for (const [id, waiting] of this.pending) {
-      clearTimeout(waiting.timer)
       waiting.reject(new CoreUnavailable(why))
       this.pending.delete(id)
     }
+    this.watch?.unref()
   }
 
   private kill(child: CoreProcess, why = "the core was stopped") {

@@ -34,16 +34,24 @@ export class Sessions {
     return Boolean(this.known.get(sessionID)?.parent)
   }
 
-  /** The root session (the canonical session_id) and the subagent, if `sessionID` is a child. */
-  async resolve(sessionID: string): Promise<Who> {
-    if (!this.known.has(sessionID)) await this.lookUp(sessionID)
+  /** The root session (the canonical session_id) and the subagent, if `sessionID` is a child: at
+   * once when the map knows every session on the way (a tool call waits for no turn of the event
+   * loop), else once the first it lacks is looked up. */
+  resolve(sessionID: string): Who | Promise<Who> {
+    const found = this.walk(sessionID)
+    return typeof found === "string" ? this.lookUp(found).then(() => this.resolve(sessionID)) : found
+  }
+
+  /** Who `sessionID` is, from the map alone; or the first session on the way the map lacks. */
+  private walk(sessionID: string): Who | string {
     const own = this.known.get(sessionID)
-    if (!own?.parent) return { root: sessionID, agentId: null, agentType: null }
+    if (!own) return sessionID
+    if (!own.parent) return { root: sessionID, agentId: null, agentType: null }
     let root = own.parent
     for (let hops = 0; hops < 32; hops++) { // nested subagents: the root is the top session
-      if (!this.known.has(root)) await this.lookUp(root)
       const up = this.known.get(root)
-      if (!up?.parent) break
+      if (!up) return root
+      if (!up.parent) break
       root = up.parent
     }
     return { root, agentId: sessionID, agentType: own.agent }
@@ -52,11 +60,12 @@ export class Sessions {
   private async lookUp(sessionID: string) {
     try {
       const answer = await this.client.session?.get?.({ path: { id: sessionID } })
-      if (answer?.data) return this.note(answer.data as Partial<SessionInfo>)
-      this.log("warn", `session ${sessionID} could not be looked up; treating it as a main session`)
+      if (answer?.data) this.note(answer.data as Partial<SessionInfo>)
+      else this.log("warn", `session ${sessionID} could not be looked up; treating it as a main session`)
     } catch (error) {
       this.log("warn", `session ${sessionID} lookup failed (${(error as Error)?.message ?? error}); treating it as a main session`)
     }
-    this.known.set(sessionID, { parent: null, agent: null })
+    // a session the answer did not name is a main session too: each lookup settles one session
+    if (!this.known.has(sessionID)) this.known.set(sessionID, { parent: null, agent: null })
   }
 }

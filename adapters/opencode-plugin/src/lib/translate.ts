@@ -19,12 +19,30 @@ export const TOOL_NAMES: Record<string, string> = {
 
 export const toolName = (tool: string): string => TOOL_NAMES[tool] ?? tool
 
-const snake = (key: string) => key.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())
+// each argument name's snake_case, kept: a tool has a handful of names, and a regular expression
+// with a function for each argument of every tool call cost a third of its translation after a pause
+const snakeNames = new Map<string, string>()
+const snake = (key: string) => {
+  let name = snakeNames.get(key)
+  if (name === undefined) {
+    name = key.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())
+    if (snakeNames.size < 1024) snakeNames.set(key, name)
+  }
+  return name
+}
 const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
 
 /** OpenCode's camelCase arguments as canonical snake_case input (`filePath` -> `file_path`). */
 export function toolInput(args: Args): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(args ?? {}).map(([k, v]) => [snake(k), v]))
+  const input: Record<string, unknown> = {}
+  for (const key in args) {
+    if (!Object.hasOwn(args, key)) continue
+    const name = snake(key)
+    // an argument named __proto__ stays an argument (assigned, it would set the prototype)
+    if (name === "__proto__") Object.defineProperty(input, name, { value: args[key], enumerable: true, writable: true, configurable: true })
+    else input[name] = args[key]
+  }
+  return input
 }
 
 // Tools whose canonical input is not their arguments renamed. apply_patch (OpenCode offers it
@@ -42,31 +60,30 @@ export function openCodeArgs(input: Args): Record<string, unknown> {
   return Object.fromEntries(Object.entries(input ?? {}).map(([k, v]) => [camel(k), v]))
 }
 
-/** The fields every canonical event carries. */
-export function base(name: EventName, who: Who, cwd: string): CanonicalEvent {
-  return {
+/** The fields every canonical event carries, then the event's own. (Not spread into a literal:
+ * after a pause, the spread took about two thirds of what was left of a tool call's translation.) */
+export function base(name: EventName, who: Who, cwd: string, own: Record<string, unknown> = {}): CanonicalEvent {
+  return Object.assign({
     hook_event_name: name,
     session_id: who.root,
     cwd,
-    runtime: "opencode",
+    runtime: "opencode" as const,
     agent_id: who.agentId,
     agent_type: who.agentType,
     // OpenCode's hooks name no agent: a subagent is known from the child-session map
-    identity: who.agentId ? "inferred" : "given",
-  }
+    identity: who.agentId ? "inferred" as const : "given" as const,
+  }, own)
 }
 
 type ToolCall = Pick<HookInput<"tool.execute.before">, "tool" | "callID">
 
-export const preToolUse = (input: ToolCall, args: Args, who: Who, cwd: string): CanonicalEvent => ({
-  ...base("PreToolUse", who, cwd), tool_name: toolName(input.tool), tool_input: canonicalInput(input.tool, args),
-  tool_use_id: input.callID,
+export const preToolUse = (input: ToolCall, args: Args, who: Who, cwd: string): CanonicalEvent => base("PreToolUse", who, cwd, {
+  tool_name: toolName(input.tool), tool_input: canonicalInput(input.tool, args), tool_use_id: input.callID,
 })
 
 export const postToolUse = (input: HookInput<"tool.execute.after">, output: Partial<HookOutput<"tool.execute.after">> | undefined,
-  who: Who, cwd: string): CanonicalEvent => ({
-  ...base("PostToolUse", who, cwd), tool_name: toolName(input.tool), tool_input: canonicalInput(input.tool, input.args),
-  tool_use_id: input.callID,
+  who: Who, cwd: string): CanonicalEvent => base("PostToolUse", who, cwd, {
+  tool_name: toolName(input.tool), tool_input: canonicalInput(input.tool, input.args), tool_use_id: input.callID,
   tool_response: { title: output?.title, output: output?.output, metadata: output?.metadata },
 })
 
@@ -76,37 +93,35 @@ export const isFailedToolPart = (part: { type: string } | null | undefined): par
 
 /** A tool call that threw or was aborted: OpenCode fires no tool.execute.after for it, so this is
  * its after-event (the effect check puts back what it changed). */
-export const postToolUseFailure = (part: FailedToolPart, who: Who, cwd: string): CanonicalEvent => ({
-  ...base("PostToolUseFailure", who, cwd), tool_name: toolName(part.tool), tool_input: canonicalInput(part.tool, part.state.input),
-  tool_use_id: part.callID, error: String(part.state.error ?? ""),
+export const postToolUseFailure = (part: FailedToolPart, who: Who, cwd: string): CanonicalEvent => base("PostToolUseFailure", who, cwd, {
+  tool_name: toolName(part.tool), tool_input: canonicalInput(part.tool, part.state.input), tool_use_id: part.callID,
+  error: String(part.state.error ?? ""),
 })
 
-export const sessionStart = (who: Who, cwd: string): CanonicalEvent => ({ ...base("SessionStart", who, cwd), source: "startup" })
+export const sessionStart = (who: Who, cwd: string): CanonicalEvent => base("SessionStart", who, cwd, { source: "startup" })
 
-export const sessionEnd = (who: Who, cwd: string, reason: string): CanonicalEvent => ({ ...base("SessionEnd", who, cwd), reason })
+export const sessionEnd = (who: Who, cwd: string, reason: string): CanonicalEvent => base("SessionEnd", who, cwd, { reason })
 
-export const subagentStart = (who: Who, cwd: string): CanonicalEvent => ({ ...base("SubagentStart", who, cwd) })
+export const subagentStart = (who: Who, cwd: string): CanonicalEvent => base("SubagentStart", who, cwd)
 
 export const userPromptSubmit = (parts: readonly Part[] | undefined, who: Who, cwd: string): CanonicalEvent =>
-  ({ ...base("UserPromptSubmit", who, cwd), prompt: promptText(parts) })
+  base("UserPromptSubmit", who, cwd, { prompt: promptText(parts) })
 
-export const stop = (text: string | null | undefined, held: boolean, who: Who, cwd: string): CanonicalEvent => ({
-  ...base(who.agentId ? "SubagentStop" : "Stop", who, cwd), stop_hook_active: held, last_assistant_message: text ?? null,
-})
+export const stop = (text: string | null | undefined, held: boolean, who: Who, cwd: string): CanonicalEvent =>
+  base(who.agentId ? "SubagentStop" : "Stop", who, cwd, { stop_hook_active: held, last_assistant_message: text ?? null })
 
 // OpenCode says nothing of what started a compaction (the user's /compact or an overflow)
-export const preCompact = (who: Who, cwd: string): CanonicalEvent => ({ ...base("PreCompact", who, cwd), trigger: "auto" })
+export const preCompact = (who: Who, cwd: string): CanonicalEvent => base("PreCompact", who, cwd, { trigger: "auto" })
 
-export const postCompact = (who: Who, cwd: string): CanonicalEvent => ({ ...base("PostCompact", who, cwd), trigger: "auto" })
+export const postCompact = (who: Who, cwd: string): CanonicalEvent => base("PostCompact", who, cwd, { trigger: "auto" })
 
 /** permission.asked: `permission` is the tool family (edit, bash, ...), `patterns` what it is for. */
 export function permissionRequest(asked: PermissionAsked, who: Who, cwd: string): CanonicalEvent {
-  return {
-    ...base("PermissionRequest", who, cwd),
+  return base("PermissionRequest", who, cwd, {
     tool_name: toolName(asked.permission),
     tool_input: { ...toolInput(asked.metadata), patterns: asked.patterns ?? [] },
     tool_use_id: asked.tool?.callID ?? null,
-  }
+  })
 }
 
 const isText = (part: Part | null | undefined): part is Extract<Part, { type: "text" }> => part?.type === "text"

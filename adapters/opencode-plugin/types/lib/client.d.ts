@@ -39,7 +39,8 @@ export interface Deadline {
 interface Pending {
     resolve: (result: unknown) => void;
     reject: (error: Error) => void;
-    timer: ReturnType<typeof setTimeout>;
+    at: number;
+    late: () => void;
     sentAt: number;
     wait?: number;
 }
@@ -61,6 +62,8 @@ export declare class CoreClient {
     private answeredAt;
     private turning;
     private readonly awake;
+    private watch;
+    private watchAt;
     constructor(options: CoreOptions);
     /** The deadline for one event: the fixed one, or what the core said its gates may take. */
     timeoutFor(eventName: string): number;
@@ -71,12 +74,17 @@ export declare class CoreClient {
     evaluate(event: CanonicalEvent): Promise<Verdict>;
     /** One request; starting the core, if needed, counts against the same budget. */
     request(method: string, params: unknown, budgetMs?: number): Promise<unknown>;
+    private startThenSend;
     ensureStarted(deadline: Deadline): Promise<CoreProcess>;
     private start;
     private receive;
     /** A message that answers no request: a policy reload, or an error about no request in particular. */
     private notified;
     send(child: CoreProcess, method: string, params: unknown, deadline: Deadline): Promise<unknown>;
+    /** The watch is due by `at`, and holds the process alive (a request is pending). */
+    private watchDeadline;
+    /** Every request whose deadline has passed is given up; the watch is set for the next one. */
+    private deadlinesPassed;
     /** How long to keep the loop turning for a request sent at `now`: the registration's awakeMs or
      * the measured choice's; undefined when the last answer came less than that window ago. */
     private awakeFor;

@@ -26,7 +26,11 @@ export declare class Sessions {
     /** A child's agent, when its creation did not name it (chat.message carries it). */
     noteAgent(sessionID: string, agent: string | undefined): void;
     isChild(sessionID: string): boolean;
-    /** The root session (the canonical session_id) and the subagent, if `sessionID` is a child. */
-    resolve(sessionID: string): Promise<Who>;
+    /** The root session (the canonical session_id) and the subagent, if `sessionID` is a child: at
+     * once when the map knows every session on the way (a tool call waits for no turn of the event
+     * loop), else once the first it lacks is looked up. */
+    resolve(sessionID: string): Who | Promise<Who>;
+    /** Who `sessionID` is, from the map alone; or the first session on the way the map lacks. */
+    private walk;
     private lookUp;
 }

@@ -9,8 +9,9 @@ export declare const toolName: (tool: string) => string;
 export declare function toolInput(args: Args): Record<string, unknown>;
 /** A canonical input back in OpenCode's spelling (for a rewrite). */
 export declare function openCodeArgs(input: Args): Record<string, unknown>;
-/** The fields every canonical event carries. */
-export declare function base(name: EventName, who: Who, cwd: string): CanonicalEvent;
+/** The fields every canonical event carries, then the event's own. (Not spread into a literal:
+ * after a pause, the spread took about two thirds of what was left of a tool call's translation.) */
+export declare function base(name: EventName, who: Who, cwd: string, own?: Record<string, unknown>): CanonicalEvent;
 type ToolCall = Pick<HookInput<"tool.execute.before">, "tool" | "callID">;
 export declare const preToolUse: (input: ToolCall, args: Args, who: Who, cwd: string) => CanonicalEvent;
 export declare const postToolUse: (input: HookInput<"tool.execute.after">, output: Partial<HookOutput<"tool.execute.after">> | undefined, who: Who, cwd: string) => CanonicalEvent;
