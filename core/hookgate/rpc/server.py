@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar, Literal, Union
 
 import msgspec
 
@@ -47,7 +47,7 @@ from ..errors import PayloadError
 from ..formats.apply_patch import PatchError, tool_calls
 from ..hookcall import Policy, judge
 from ..model.codec import event_from_builtins, unknown_event
-from ..model.events import KNOWN_EVENTS, Event, ToolEvent
+from ..model.events import KNOWN_EVENTS, Event, KnownEvent, ToolEvent
 from ..model.verdicts import Block, Modify, Verdict
 from ..store.kept import keep_answers
 from . import protocol
@@ -60,6 +60,33 @@ _offer_cpu: Callable[[], None] = getattr(os, "sched_yield", lambda: None)
 # what a decision may take beyond its gates' own timeouts (files, locks, the pipe)
 DECISION_SLACK_S = 1.0
 WATCH_START_TIMEOUT_S = 5.0
+
+
+class EvaluateParams(msgspec.Struct, frozen=True):
+    event: KnownEvent
+
+
+class EvaluateRequest(msgspec.Struct, frozen=True):
+    """What nearly every frame is: an evaluate request of a known event. It is read in one pass,
+    straight into the event (0.35x the time of a general read into dicts and their conversion);
+    any other frame, valid or not, is read by protocol.parse."""
+
+    jsonrpc: Literal["2.0"]
+    id: Union[int, str]
+    method: Literal["evaluate"]
+    params: EvaluateParams
+    is_notification: ClassVar[bool] = False
+
+
+_evaluate_request = msgspec.json.Decoder(EvaluateRequest)
+
+
+def parse(frame: bytes) -> tuple[list[protocol.Message | EvaluateRequest], bool]:
+    """The messages of one frame (protocol.parse), an evaluate request of a known event read at once."""
+    try:
+        return [_evaluate_request.decode(frame)], False
+    except (msgspec.DecodeError, RecursionError):
+        return protocol.parse(frame)  # type: ignore[return-value]
 
 
 def capabilities(policy: Policy) -> dict[str, Any]:
@@ -120,7 +147,7 @@ class Server:
 
     def _answer(self, frame: bytes) -> None:
         try:
-            messages, batch = protocol.parse(frame)
+            messages, batch = parse(frame)
             answers = [answer for answer in map(self._serve, messages) if answer is not None]
         except Exception as exc:  # a frame that trips a bug must not end the loop for the frames after it
             self._log(f"internal error on a frame: {type(exc).__name__}: {exc}")
@@ -140,7 +167,7 @@ class Server:
                 self._log(f"could not write a decision's records: {type(exc).__name__}: {exc}")
         self._unwritten.clear()
 
-    def _serve(self, message: protocol.Message) -> dict[str, Any] | None:
+    def _serve(self, message: protocol.Message | EvaluateRequest) -> dict[str, Any] | None:
         if isinstance(message, protocol.Invalid):
             return protocol.error(message.id, message.error)
         try:
@@ -168,7 +195,7 @@ class Server:
         if method == "evaluate":
             if not self._initialized:
                 raise RpcError(protocol.SERVER_NOT_INITIALIZED, "call initialize first")
-            return self._evaluate(_object(params))
+            return self._evaluate(params)
         raise RpcError(protocol.METHOD_NOT_FOUND, f"method not found: {method!r}; known: initialize, evaluate, ping, shutdown")
 
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -187,8 +214,10 @@ class Server:
             "error": policy.error,
         }
 
-    def _evaluate(self, params: dict[str, Any]) -> Verdict:
-        raw = params.get("event")
+    def _evaluate(self, params: Any) -> Verdict:
+        if isinstance(params, EvaluateParams):
+            return self._judge(params.event, None)
+        raw = _object(params).get("event")
         if not isinstance(raw, dict):
             raise RpcError(protocol.INVALID_PARAMS, "invalid params: `event` must be an object (a canonical event)")
         try:
@@ -199,6 +228,9 @@ class Server:
                 raise RpcError(protocol.INVALID_PARAMS, f"invalid params: {exc}") from None
             # a known event with unreadable fields: its gates' fail modes decide, as on the stdin path
             event, error = unknown_event(name, raw), str(exc)
+        return self._judge(event, error)
+
+    def _judge(self, event: Event, error: str | None) -> Verdict:
         if error is None and isinstance(event, ToolEvent) and event.tool_name == "apply_patch":
             return self._decide_patch(event)
         return self._decide([event], error)
