@@ -30,7 +30,7 @@ the records of all those before it. So any later answer (a ping's, a shutdown's)
 records of the calls before it. A core killed in between loses those records, not the verdict.
 Between the answer and the records the core yields its CPU (`sched_yield`): where the scheduler
 keeps the plugin on the core's CPU, the plugin woken by the answer runs first instead of waiting
-for the records (0.90-0.94x a call after a process spawn through the plugin).
+for the records (0.87-0.94x the time of a call after a process spawn through the plugin).
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ export class CoreProcess {
     child.stdin?.on("error", () => {}) // EPIPE when the core died; its exit rejects what is pending
     child.on("error", (error) => this.gone(`could not run ${options.command[0]}: ${error.message}`))
     child.on("exit", (code, signal) => this.gone(`the core exited (${signal ? "signal " + signal : "code " + code})`))
-    // the core must never keep OpenCode (or a test) alive; pending requests hold their own timers
+    // the core must never keep OpenCode (or a test) alive; the client's deadline timer holds it while a request is pending
     child.unref()
     for (const stream of [child.stdin, child.stdout, child.stderr]) unrefStream(stream)
   }
