@@ -1,10 +1,19 @@
-"""JSON-RPC 2.0 message parsing: every malformed input becomes the standard error, never an exception."""
+"""JSON-RPC 2.0 message parsing: every malformed input becomes the standard error, never an exception;
+and the core's one-pass reader of evaluate requests reads as the general reader does."""
+
+import json
+from pathlib import Path
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from hookgate.errors import PayloadError
+from hookgate.model.codec import event_from_builtins
+from hookgate.model.events import KNOWN_EVENTS
 from hookgate.model.verdicts import Block
-from hookgate.rpc import protocol
+from hookgate.rpc import protocol, server
 from hookgate.rpc.protocol import Invalid, Request
 
 
@@ -64,17 +73,6 @@ def test_frames_are_one_line_and_verdicts_keep_their_tag():
 
 
 # --- the one-pass reader of evaluate requests (rpc/server.py) against the general reader ------
-import json  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from hookgate.errors import PayloadError  # noqa: E402
-from hookgate.model.codec import event_from_builtins  # noqa: E402
-from hookgate.model.events import KNOWN_EVENTS  # noqa: E402
-from hookgate.rpc import server  # noqa: E402
-
 PAYLOADS = Path(__file__).resolve().parents[1] / "parity-tests" / "payloads"
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
