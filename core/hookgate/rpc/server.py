@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Callable, ClassVar, Literal, Union
+from typing import Any, Callable, ClassVar, Literal, Sequence, Union
 
 import msgspec
 
@@ -81,12 +81,12 @@ class EvaluateRequest(msgspec.Struct, frozen=True):
 _evaluate_request = msgspec.json.Decoder(EvaluateRequest)
 
 
-def parse(frame: bytes) -> tuple[list[protocol.Message | EvaluateRequest], bool]:
+def parse(frame: bytes) -> tuple[Sequence[protocol.Message | EvaluateRequest], bool]:
     """The messages of one frame (protocol.parse), an evaluate request of a known event read at once."""
     try:
         return [_evaluate_request.decode(frame)], False
     except (msgspec.DecodeError, RecursionError):
-        return protocol.parse(frame)  # type: ignore[return-value]
+        return protocol.parse(frame)
 
 
 def capabilities(policy: Policy) -> dict[str, Any]:
