@@ -304,8 +304,8 @@ def warm_breakdown(python: Path, registered: list[str], payload: bytes, root: Pa
     """Where a warm call's time goes, beside the interleaved figures: the client's imports (self
     times from -X importtime, which inflates them a little; median of 5 runs) and the round trip
     to the core (median of 20 calls from one process, the client's imports excluded)."""
-    lib = str(Path(registered[-1]).parent.parent / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
-              / "site-packages")
+    where = "import hookgate, pathlib; print(pathlib.Path(hookgate.__file__).resolve().parent.parent)"
+    lib = subprocess.run([str(python), "-c", where], capture_output=True, text=True, check=True).stdout.strip()
     groups: dict[str, list[float]] = {}
     for _ in range(5):
         done = subprocess.run([registered[0], "-X", "importtime", *registered[1:], "hook", "claude"], input=payload,

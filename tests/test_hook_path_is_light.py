@@ -273,7 +273,7 @@ def test_the_warm_client_imports_only_itself_and_a_socket(tmp_path, warm):
     assert "hookgate.client" in imported and imported <= WARM_CLIENT, imported - WARM_CLIENT
 
 
-# -- the path a hook registration runs: `python -S .../bin/hookgate hook ...` (cli/install.py) -------
+# -- the path a hook registration runs: `python -S -P -c CODE hook ...` (cli/install.py) -------------
 
 @pytest.fixture(scope="module")
 def wheel_hookgate(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -312,10 +312,16 @@ def write_payload(project: Path) -> bytes:
                        "tool_name": "Write", "tool_input": {"file_path": "src/a.gd", "content": ""}}).encode()
 
 
-def test_a_registration_starts_hookgate_without_site(wheel_hookgate: Path, tmp_path: Path, warm: Warm) -> None:
+def test_a_registration_starts_hookgate_without_site_or_a_script(wheel_hookgate: Path, tmp_path: Path,
+                                                                  warm: Warm) -> None:
+    """No `site`, nothing of the working directory on sys.path (-P), and a command line of a few
+    statements instead of core/bin/hookgate, which Python would compile on every start."""
     command = registered(wheel_hookgate, tmp_path, warm.env())
-    assert command == [str(wheel_hookgate.with_name("python")), "-S", str(wheel_hookgate),
-                       "hook", "claude", "--event", "PreToolUse"]
+    python = wheel_hookgate.with_name("python")
+    where = "import hookgate, pathlib; print(pathlib.Path(hookgate.__file__).resolve().parent.parent)"
+    site_packages = subprocess.run([str(python), "-c", where], capture_output=True, text=True, timeout=60).stdout.strip()
+    code = f'import sys; sys.path.append("{site_packages}"); from hookgate.client import launched; launched()'
+    assert command == [str(python), "-S", "-P", "-c", code, "hook", "claude", "--event", "PreToolUse"]
 
 
 def test_the_registered_warm_path_imports_neither_site_nor_os(wheel_hookgate: Path, tmp_path: Path,
@@ -592,14 +598,51 @@ def test_a_call_leaves_at_once_only_while_nothing_is_left_to_run() -> None:
     assert done.stdout.split("\n")[:2] == ["[True, False, True, False]", "at exit"], done.stderr
 
 
-def test_modules_beside_the_command_shadow_nothing(wheel_hookgate: Path, tmp_path: Path, warm: Warm) -> None:
-    """Python puts a script's folder first on sys.path; the command takes it off (core/bin/hookgate):
-    a `hookgate.py` or `msgspec.py` in the install's bin/ (a /usr/local/bin anyone's tool writes
-    to) is never imported, warm or cold, and the call is decided as without them."""
+@pytest.mark.parametrize("runtime, folder, event, tool, tool_input", [
+    ("codex", ".codex/hooks.json", "PreToolUse", "Bash", {"command": "echo x > src/a.gd"}),
+    ("gemini", ".gemini/settings.json", "BeforeTool", "write_file", {"file_path": "src/a.gd", "content": ""}),
+])
+def test_the_shell_form_registrations_run_the_same_command_line(wheel_hookgate: Path, tmp_path: Path, warm: Warm,
+                                                                runtime: str, folder: str, event: str, tool: str,
+                                                                tool_input: dict) -> None:
+    """Codex and Gemini CLI run a handler through a shell, a gating event's inside hookgate's
+    fail-closed wrapper (`sh -c SCRIPT hookgate COMMAND...`): the command line's statements reach
+    Python whole, and the call is decided, in-process and by the core."""
+    env = warm.env()
+    write_payload(tmp_path)
+    done = subprocess.run([str(wheel_hookgate), "install", runtime, "--project", str(tmp_path)], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    settings = json.loads((tmp_path / folder).read_text())
+    command = next(h for entry in settings["hooks"][event] for h in entry["hooks"])["command"]
+    assert command.startswith("sh -c ") and " -S -P -c " in command, command
+    payload = json.dumps({"hook_event_name": event, "session_id": f"shell-{runtime}", "cwd": str(tmp_path),
+                          "tool_name": tool, "tool_input": tool_input, "tool_use_id": "c1"}).encode()
+    for call_env in ({**env, "HOOKGATE_WARM": "off"}, env):  # in-process, then through a core
+        if call_env is env:
+            started = subprocess.run([str(wheel_hookgate), "warm", "--project", str(tmp_path), "start"],
+                                     env=env, capture_output=True, text=True, timeout=60)
+            assert started.returncode == 0, started.stderr
+        called = subprocess.run(["sh", "-c", command], input=payload, cwd=tmp_path, env=call_env, capture_output=True,
+                                timeout=120)
+        said = (called.stdout + called.stderr).decode()
+        assert "Build role cannot write game code directly (a.gd)" in said, said
+        assert "could not run" not in said, said
+    assert answered_by(wheel_hookgate, tmp_path, env, 1), "the core answered the second call"
+
+
+def test_modules_beside_the_command_or_in_the_project_shadow_nothing(wheel_hookgate: Path, tmp_path: Path,
+                                                                     warm: Warm) -> None:
+    """Python puts a script's folder, or for `-c` the working directory, first on sys.path. Neither
+    is there for the registered command (-P), nor for core/bin/hookgate (it takes its folder off): a
+    `hookgate.py` or `msgspec.py` in the install's bin/ (a /usr/local/bin anyone's tool writes to)
+    or in the project the agent works in is never imported, warm or cold, and the call is decided
+    as without them."""
     env = {**warm.env(), "PATH": "/usr/bin:/bin"}
     payload = write_payload(tmp_path)
     command = registered(wheel_hookgate, tmp_path, env)
-    planted = [wheel_hookgate.with_name(name) for name in ("hookgate.py", "msgspec.py", "hookgate_claude.py")]
+    planted = [folder / name for folder in (wheel_hookgate.parent, tmp_path)
+               for name in ("hookgate.py", "msgspec.py", "hookgate_claude.py")]
     for module in planted:
         module.write_text("raise SystemExit('shadowed: ' + __file__)\n")
     try:
@@ -623,7 +666,7 @@ def test_modules_beside_the_command_shadow_nothing(wheel_hookgate: Path, tmp_pat
 @pytest.mark.real
 def test_the_real_claude_code_runs_the_site_less_registration(wheel_hookgate: Path, tmp_path: Path) -> None:
     """The pinned Claude Code, driven by the scripted fake model, runs what a regular install
-    registers (`python -S .../bin/hookgate hook claude ...`): a forbidden Write is refused with the
+    registers (`python -S -P -c CODE hook claude ...`): a forbidden Write is refused with the
     role's reason, an allowed one goes through, on the cold path and then the warm one."""
     from drivers.claude import run_claude
     from harness.fakemodel import Call, FakeModel, Say

@@ -8,9 +8,9 @@ evaluated here, and a core is started in the background for the calls that follo
 itself. `--event` names the event the registration is for, so that a payload that cannot be
 read still gets the fail mode of that event's gates.
 
-The command and its client of the core are one module, which the registered command
-(core/bin/hookgate) imports straight, past the command table: each module a process imports costs
-it about 0.2 ms, and a warm call is about a bare interpreter start. It imports nothing a bare
+The command and its client of the core are one module, which the registered command (`launched`)
+and core/bin/hookgate import straight, past the command table: each module a process imports
+costs it about 0.2 ms, and a warm call is about a bare interpreter start. It imports nothing a bare
 interpreter has not already loaded but `_socket`, the runtime names and the private-directory
 check (tests/test_hook_path_is_light.py holds it to that): not even `os`, which an interpreter
 started without `site` has not loaded and which costs as much as the rest of the client; the calls
@@ -34,7 +34,7 @@ from hookgate.runtimes import STDIN
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing on the hook path
 if TYPE_CHECKING:
-    from typing import Mapping
+    from typing import Mapping, NoReturn
 
 PROTOCOL = b"hookgate-warm/1"
 ACK = b"+"  # a fork of a live core took the connection; from here on the client waits for its answer
@@ -56,6 +56,18 @@ USAGE = f"usage: hookgate hook {'|'.join(STDIN)} [--event EVENT_NAME] < payload.
 # _nothing_left): the registered command (core/bin/hookgate) then leaves without tearing the
 # interpreter down, which costs a call decided in-process about a tenth of its time
 may_leave_now = False
+
+
+def launched() -> "NoReturn":
+    """The whole of a registered hook command (`python -S -P -c CODE hook claude ...`,
+    hookgate.cli.install.hook_command), which puts hookgate's folder on sys.path and calls this:
+    the call, then the exit, at once when nothing is left to finish (core/bin/hookgate does the same).
+    A command line of a few statements, not a script: Python compiles a script on every start, and
+    core/bin/hookgate's took about 0.4 ms of a warm call's 10."""
+    code = main(sys.argv[1:])
+    if may_leave_now:
+        posix._exit(code)
+    sys.exit(code)
 
 
 def main(args: list[str]) -> int:

@@ -27,7 +27,8 @@ REGISTRATIONS: tuple[tuple[str, str | None, int, bool], ...] = tuple(
     (r.event, r.matcher, r.timeout_for("claude"), r.fail_closed) for r in lifecycle.for_runtime("claude")
 )
 
-_OURS = re.compile(r"hookgate['\"]?\s+hook\s+claude\b")
+# `.../hookgate hook claude`, or the command line that calls hookgate.client.launched (hook_command)
+_OURS = re.compile(r"(?:hookgate|launched\(\))['\"]?\s+hook\s+claude\b")
 
 
 def config_path(project: Path | None) -> Path:

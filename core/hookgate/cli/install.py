@@ -6,6 +6,7 @@ every key and hook the user has, and uninstall removes exactly what install adde
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import sys
@@ -24,18 +25,21 @@ def hookgate_command() -> str:
 
 
 def hook_command() -> str:
-    """How a stdin runtime (Claude Code, Codex, Gemini CLI) should start `hookgate hook`: as
-    hookgate_command, but without `site` (`python -S`) when the script will find this very hookgate
-    beside itself (core/bin/hookgate), which makes a call the warm core answers cost less than a
-    plain interpreter start. Any other layout (an editable install, a system's dist-packages)
-    gets the plain command."""
+    """How a stdin runtime (Claude Code, Codex, Gemini CLI) should start `hookgate hook`: without
+    `site` (`python -S`), which makes a call the warm core answers cost less than a plain
+    interpreter start, with a few statements on the command line that put the folder this hookgate
+    is imported from on sys.path and call the hook command (hookgate.client.launched): a script
+    (core/bin/hookgate) is compiled again on every start, about 0.4 ms of a warm call. `-P`: the
+    working directory (the agent's project) is not put on sys.path. Only where msgspec is beside
+    hookgate (a regular install), which a cold call imports; any other layout (an editable
+    install) gets the plain command."""
     import hookgate
 
-    script = Path(sys.executable).with_name("hookgate")
-    beside = script.parent.parent / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
-    if not script.is_file() or not (beside / "hookgate").resolve() == Path(hookgate.__file__).resolve().parent:
+    folder = Path(hookgate.__file__).resolve().parent.parent
+    if not (folder / "msgspec").is_dir():
         return hookgate_command()
-    return f"{shlex.quote(sys.executable)} -S {shlex.quote(str(script))}"
+    code = f"import sys; sys.path.append({json.dumps(str(folder))}); from hookgate.client import launched; launched()"
+    return f"{shlex.quote(sys.executable)} -S -P -c {shlex.quote(code)}"
 
 
 def main(args: list[str]) -> int:

@@ -13,8 +13,8 @@ first checks that there is one. When there is none:
 
 It runs under `sh` because Codex starts hooks with the user's login shell, which may not be POSIX.
 
-The hookgate it finds is started the way `hookgate install` registers it, `python -S .../hookgate`,
-when it is hookgate's own launcher (core/bin/hookgate, which says so on its second line) under a
+The hookgate it finds is started without `site`, `python -S .../hookgate`, when it is hookgate's own
+launcher (core/bin/hookgate, which says so on its second line) under a
 plain interpreter path: `site` costs about a fifth of a warm call, and the launcher finds its own
 install without it. Anything else on PATH by that name is run as it is.
 """
