@@ -704,6 +704,49 @@ def test_the_real_claude_code_runs_the_site_less_registration(wheel_hookgate: Pa
         subprocess.run([str(wheel_hookgate), "warm", "stop"], cwd=work, env=env, capture_output=True, timeout=60)
 
 
+@pytest.mark.real
+@pytest.mark.parametrize("runtime", ["codex", "gemini"])
+def test_the_real_shell_runtimes_run_the_site_less_registration(wheel_hookgate: Path, tmp_path: Path,
+                                                                runtime: str) -> None:
+    """The pinned Codex and Gemini CLI, driven by the scripted fake model, run the command line a
+    regular install registers through their shells (a gating event's inside hookgate's fail-closed
+    wrapper): a Bash write of game code under the build role is refused with the role's reason."""
+    from drivers import codex, gemini
+    from harness.fakemodel import Call, FakeModel, Say
+    from harness.runtimes import new_project
+
+    work, home = new_project(tmp_path)
+    (work / "src").mkdir()
+    runtime_env = codex.env(home) if runtime == "codex" else gemini.env(home)
+
+    def hookgate(*args: str) -> None:
+        done = subprocess.run([str(wheel_hookgate), *args], cwd=work, env=runtime_env, capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+
+    with FakeModel() as model:
+        if runtime == "codex":
+            codex.write_config(home, model)
+        else:
+            gemini.configure(work, home)
+        hookgate("install", runtime, "--user")
+        hookgate("role", "set", "build")
+        settings = (codex.codex_home(home) / "hooks.json" if runtime == "codex"
+                    else gemini.gemini_home(home) / "settings.json")
+        commands = [h["command"] for entries in json.loads(settings.read_text())["hooks"].values()
+                    for entry in entries for h in entry["hooks"]]
+        assert commands and all(" -S -P -c " in command for command in commands), commands
+        write = (Call("exec_command", {"cmd": "echo x > src/player.gd"}) if runtime == "codex"
+                 else Call("run_shell_command", {"command": "echo x > src/player.gd"}))
+        marker = model.script(f"site_less_{runtime}", write, Say("ok"))
+        run = (codex.run_codex(work, home, f"{marker} write the player") if runtime == "codex"
+               else gemini.run_gemini(work, home, model, f"{marker} write the player"))
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert not (work / "src" / "player.gd").exists()
+        results = model.tool_results(f"site_less_{runtime}")
+        assert any("Build role cannot write game code directly (player.gd)" in r for r in results), results
+
+
 # -- pathlib without urllib.parse (hookgate.startup.import_pathlib_lightly) ------------------------
 
 LIGHTLY = r"""
