@@ -34,7 +34,7 @@ from hookgate.runtimes import STDIN
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing on the hook path
 if TYPE_CHECKING:
-    from typing import Mapping, NoReturn
+    from typing import Callable, Mapping, NoReturn
 
 PROTOCOL = b"hookgate-warm/1"
 ACK = b"+"  # a fork of a live core took the connection; from here on the client waits for its answer
@@ -58,18 +58,6 @@ USAGE = f"usage: hookgate hook {'|'.join(STDIN)} [--event EVENT_NAME] < payload.
 may_leave_now = False
 
 
-def launched() -> "NoReturn":
-    """The whole of a registered hook command (`python -S -P -c CODE hook claude ...`,
-    hookgate.cli.install.hook_command), which puts hookgate's folder on sys.path and calls this:
-    the call, then the exit, at once when nothing is left to finish (core/bin/hookgate does the same).
-    A command line of a few statements, not a script: Python compiles a script on every start, and
-    core/bin/hookgate's took about 0.4 ms of a warm call's 10."""
-    code = main(sys.argv[1:])
-    if may_leave_now:
-        posix._exit(code)
-    sys.exit(code)
-
-
 def main(args: list[str]) -> int:
     """`args`: the command line after `hookgate` (["hook", "claude", ...]). The registered command
     calls this straight, not through hookgate.cli, so it ends a closed pipe and an interrupt as
@@ -81,6 +69,19 @@ def main(args: list[str]) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+
+
+def launched(run: "Callable[[list[str]], int]" = main) -> "NoReturn":
+    """The whole of a registered hook command (`python -S -P -c CODE hook claude ...`,
+    hookgate.cli.install.hook_command), which puts hookgate's folder on sys.path and calls this,
+    and the end of core/bin/hookgate, which runs `run` (its command table for any other command):
+    the call, then the exit, at once when nothing is left to finish. A command line of a few
+    statements, not a script: Python compiles a script on every start, and core/bin/hookgate's
+    took about 0.4 ms of a warm call's 10."""
+    code = run(sys.argv[1:])
+    if may_leave_now:
+        posix._exit(code)
+    sys.exit(code)
 
 
 def _hook(args: list[str]) -> int:
