@@ -4,6 +4,7 @@ that the warm client (hookgate.client) imports nothing but itself and `_socket`.
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -13,6 +14,7 @@ import pytest
 
 from warm_support import Warm, warm  # noqa: F401 (a fixture)
 from support import handler_argv
+from hookgate.installers import plugin_hooks
 from wheel_support import installed_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -340,13 +342,14 @@ def test_the_registered_warm_path_imports_neither_site_nor_os(wheel_hookgate: Pa
     assert {"site", "os", "msgspec", "hookgate.stdin"} & modules == set(), modules
 
 
-@pytest.mark.parametrize("on_path", ["bin", "a link to it", "by name"])
+@pytest.mark.parametrize("on_path", ["bin", "a link to it", "a copy of it", "by name"])
 def test_the_plugin_channels_warm_path_imports_neither_site_nor_os(wheel_hookgate: Path, tmp_path: Path, warm: Warm,
                                                                   on_path: str) -> None:
     """The plugin channels' command (the Claude Code plugin's PreToolUse, run by sh as the runtime
     runs it) finds the installed hookgate on PATH, its folder or a link to it as pipx makes one,
-    and starts it as a registration does: without site. `by name` is what it ran before, the
-    plain `hookgate` whose interpreter runs site, as a control that the test can tell them apart."""
+    and starts it as a registration does: without site. A copy of the launcher away from its
+    install finds it through site, and still decides. `by name` is what it ran before, the plain
+    `hookgate` whose interpreter runs site, as a control that the test can tell them apart."""
     from hookgate_claude import plugin
 
     project = tmp_path / "project"
@@ -357,6 +360,10 @@ def test_the_plugin_channels_warm_path_imports_neither_site_nor_os(wheel_hookgat
         folder = tmp_path / "links"
         folder.mkdir()
         (folder / "hookgate").symlink_to(wheel_hookgate)
+    if on_path == "a copy of it":
+        folder = tmp_path / "elsewhere" / "bin"
+        folder.mkdir(parents=True)
+        shutil.copy2(wheel_hookgate, folder / "hookgate")
     env = {**warm.env(), "PATH": f"{folder}:/usr/bin:/bin"}
     started = subprocess.run([str(wheel_hookgate), "warm", "--project", str(project), "start"], env=env,
                              capture_output=True, text=True, timeout=60)
@@ -365,7 +372,7 @@ def test_the_plugin_channels_warm_path_imports_neither_site_nor_os(wheel_hookgat
     answer, modules, _ = run_registered(command, payload, project, env, importtime=True)
     assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert answered_by(wheel_hookgate, project, env, 1), "the core answered it"
-    if on_path == "by name":
+    if on_path in ("by name", "a copy of it"):
         assert "site" in modules
     else:
         ours = {m for m in modules if m.startswith("hookgate")}
@@ -697,6 +704,57 @@ def test_the_real_claude_code_runs_the_site_less_registration(wheel_hookgate: Pa
                 assert run.returncode == 0, run.stderr
                 assert not target.exists() and allowed.read_text() == "ok\n"
                 results = model.tool_results(f"site_less_{turn}")
+                assert any(f"Build role cannot write game code directly ({turn}.gd)" in r for r in results), results
+        answered = re.search(r"(\d+) calls answered", hookgate("warm", "status"))
+        assert answered and int(answered.group(1)) >= 3, "the second session's calls went to the warm core"
+    finally:
+        subprocess.run([str(wheel_hookgate), "warm", "stop"], cwd=work, env=env, capture_output=True, timeout=60)
+
+
+@pytest.mark.real
+def test_the_real_claude_code_runs_the_plugin_channels_command(wheel_hookgate: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pinned Claude Code with hookgate from its plugin channel (this checkout as the
+    marketplace) and a regular install's bin/ on PATH: the plugin's command starts that install's
+    interpreter with the statements a registration runs, not the launcher script. A forbidden Write
+    is refused with the role's reason and an allowed one goes through, cold and then warm."""
+    from drivers.claude import run_claude
+    from harness.channels import CHECKOUT
+    from harness.fakemodel import Call, FakeModel, Say
+    from harness.runtimes import base_env, binary, new_project
+
+    work, home = new_project(tmp_path)
+    monkeypatch.setenv("PATH", f"{wheel_hookgate.parent}:/usr/bin:/bin")  # what the runtime and its hooks see
+    env = {**base_env(home), "XDG_RUNTIME_DIR": ""}
+    claude_env = {**env, "CLAUDE_CONFIG_DIR": str(home / ".claude"), "DISABLE_AUTOUPDATER": "1",
+                  "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1"}
+    for args in (("plugin", "marketplace", "add", str(CHECKOUT)), ("plugin", "install", "hookgate@hookgate")):
+        done = subprocess.run([binary("claude"), *args], cwd=work, env=claude_env, capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr + done.stdout
+
+    def hookgate(*args: str) -> str:
+        done = subprocess.run([str(wheel_hookgate), *args], cwd=work, env=env, capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    (installed,) = (home / ".claude" / "plugins" / "cache").rglob("hooks/hooks.json")
+    handler = json.loads(installed.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert plugin_hooks.SITELESS in handler["args"][-1]
+    assert not (work / ".claude").exists()  # whatever guards the session below is the plugin
+    try:
+        with FakeModel() as model:
+            for turn in ("cold", "warm"):  # the first session's calls start the core the second one uses
+                hookgate("role", "set", "build")
+                target, allowed = work / "src" / f"{turn}.gd", work / f"{turn}.txt"
+                marker = model.script(f"plugin_{turn}",
+                                      Call("Write", {"file_path": str(target), "content": "extends Node\n"}),
+                                      Call("Write", {"file_path": str(allowed), "content": "ok\n"}), Say("done"))
+                run = run_claude(work, home, model, f"{marker} write both")
+                assert run.returncode == 0, run.stderr
+                assert not target.exists() and allowed.read_text() == "ok\n"
+                results = model.tool_results(f"plugin_{turn}")
                 assert any(f"Build role cannot write game code directly ({turn}.gd)" in r for r in results), results
         answered = re.search(r"(\d+) calls answered", hookgate("warm", "status"))
         assert answered and int(answered.group(1)) >= 3, "the second session's calls went to the warm core"

@@ -115,7 +115,7 @@ def fake_python(folder: Path) -> tuple[Path, Path]:
 
 
 def launcher(bin_dir: Path, first_line: str, second_line: str = plugin_hooks.LAUNCHER_MARK + ": as installed") -> Path:
-    bin_dir.mkdir(exist_ok=True)
+    bin_dir.mkdir(parents=True, exist_ok=True)
     script = bin_dir / "hookgate"
     script.write_text(f"{first_line}\n{second_line}\n")
     script.chmod(0o755)
@@ -124,12 +124,28 @@ def launcher(bin_dir: Path, first_line: str, second_line: str = plugin_hooks.LAU
 
 @pytest.mark.parametrize("runtime, event", CASES)
 def test_hookgates_own_launcher_is_started_without_site(runtime, event, tmp_path):
-    """As `hookgate install` registers it: its interpreter, -S, the script (core/bin/hookgate)."""
+    """As `hookgate install` registers it: its interpreter without site and without the working
+    directory on sys.path, with the statements that put its install's folder there (the folder
+    above the launcher's bin/) and call the hook command, instead of the script."""
     python, log = fake_python(tmp_path / "py")
-    script = launcher(tmp_path / "bin", f"#!{python}")
+    launcher(tmp_path / "bin", f"#!{python}")
     done = run(PLUGINS[runtime][0].hook_command(event), f"{tmp_path / 'bin'}{os.pathsep}{system_path()}")
     assert (done.returncode, done.stdout, done.stderr) == (0, "{}\n", "")
-    assert log.read_text() == f'-S {script} hook {runtime} --event {event}\n{{"hook_event_name": "x"}}'
+    siteless = f"-S -P -c {plugin_hooks.SITELESS} {tmp_path}"
+    assert log.read_text() == f'{siteless} hook {runtime} --event {event}\n{{"hook_event_name": "x"}}'
+
+
+@pytest.mark.parametrize("runtime", sorted(PLUGINS))
+def test_a_link_to_the_launcher_is_started_as_the_script(runtime, tmp_path):
+    """pipx puts a link to the launcher on PATH: its install is beside the link's target, which
+    the launcher itself finds (core/bin/hookgate follows the link)."""
+    python, log = fake_python(tmp_path / "py")
+    script = launcher(tmp_path / "venv" / "bin", f"#!{python}")
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "hookgate").symlink_to(script)
+    done = run(PLUGINS[runtime][0].hook_command("PreToolUse"), f"{tmp_path / 'links'}{os.pathsep}{system_path()}")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "{}\n", "")
+    assert log.read_text() == f'-S {tmp_path / "links" / "hookgate"} hook {runtime} --event PreToolUse\n{{"hook_event_name": "x"}}'
 
 
 @pytest.mark.parametrize("first, second", [
@@ -164,7 +180,7 @@ def test_the_first_hookgate_on_path_is_the_one_started(tmp_path):
     done = subprocess.run(["bash", "-c", claude_plugin.hook_command("PreToolUse")], input="{}", env={"PATH": path},
                           capture_output=True, text=True, timeout=30, cwd=tmp_path / "empty")
     assert done.returncode == 0, done.stderr
-    assert log.read_text() == f"-S {first} hook claude --event PreToolUse\n{{}}"
+    assert log.read_text() == f"-S -P -c {plugin_hooks.SITELESS} {first.parent.parent} hook claude --event PreToolUse\n{{}}"
 
 
 @pytest.mark.parametrize("runtime, event", CASES)
