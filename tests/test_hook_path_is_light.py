@@ -4,6 +4,7 @@ that the warm client (hookgate.client) imports nothing but itself and `_socket`.
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -760,6 +761,42 @@ def test_the_real_claude_code_runs_the_plugin_channels_command(wheel_hookgate: P
         assert answered and int(answered.group(1)) >= 3, "the second session's calls went to the warm core"
     finally:
         subprocess.run([str(wheel_hookgate), "warm", "stop"], cwd=work, env=env, capture_output=True, timeout=60)
+
+
+@pytest.mark.real
+def test_the_real_codex_runs_the_plugin_channels_command(wheel_hookgate: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pinned Codex with hookgate from its plugin channel (this checkout's marketplace, the
+    plugin's hooks reviewed) and a regular install's bin/ on PATH runs the plugin's line, quoted
+    for a shell, through its own: a Bash write of game code under the build role is refused with
+    the role's reason, and a write every role may make goes through."""
+    from drivers.codex import codex, hookgate, run_codex, write_config
+    from harness.channels import CHECKOUT
+    from harness.fakemodel import Call, FakeModel, Say
+    from harness.runtimes import new_project
+    from hookgate_codex import plugin
+
+    work, home = new_project(tmp_path)
+    monkeypatch.setenv("PATH", f"{wheel_hookgate.parent}:/usr/bin:/bin")  # what the runtime and its hooks see
+    with FakeModel() as model:
+        config = write_config(home, model)
+        config.write_text(config.read_text().replace("plugins = false", "plugins = true"))
+        for args in (("plugin", "marketplace", "add", str(CHECKOUT)), ("plugin", "add", "hookgate@hookgate", "--json")):
+            done = codex(*args, cwd=work, home=home)
+            assert done.returncode == 0, done.stderr
+        installed = Path(json.loads(done.stdout)["installedPath"]) / "hooks" / "hooks.json"
+        assert json.loads(installed.read_text()) == plugin.hooks()
+        assert plugin_hooks.SITELESS in shlex.split(plugin.hook_command("PreToolUse"))[-1]
+        hookgate("install", "codex", "--plugin", cwd=work, home=home)
+        hookgate("role", "set", "build", cwd=work, home=home)
+        target, allowed = work / "src" / "player.gd", work / "notes.txt"
+        marker = model.script("plugin_codex", Call("exec_command", {"cmd": f"mkdir -p src && echo x > {target}"}),
+                              Call("exec_command", {"cmd": f"echo ok > {allowed}"}), Say("done"))
+        run = run_codex(work, home, f"{marker} write the player", bypass_hook_trust=False)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert not target.exists() and allowed.read_text() == "ok\n"
+        results = model.tool_results("plugin_codex")
+        assert any("Build role cannot write game code directly (player.gd)" in r for r in results), results
 
 
 @pytest.mark.real
