@@ -800,6 +800,42 @@ def test_the_real_codex_runs_the_plugin_channels_command(wheel_hookgate: Path, t
 
 
 @pytest.mark.real
+def test_the_real_gemini_cli_runs_the_extensions_command(wheel_hookgate: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pinned Gemini CLI with hookgate from its extension channel (this checkout's extension,
+    its folder trusted) and a regular install's bin/ on PATH runs the extension's site-less line
+    through its shell: a write of game code under the build role is refused with the role's
+    reason, and a write every role may make goes through."""
+    from drivers import gemini
+    from harness.channels import CHECKOUT
+    from harness.fakemodel import Call, FakeModel, Say
+    from harness.runtimes import binary, new_project
+    from hookgate_gemini import extension
+
+    work, home = new_project(tmp_path)
+    (work / "src").mkdir()
+    monkeypatch.setenv("PATH", f"{wheel_hookgate.parent}:/usr/bin:/bin")  # what the runtime and its hooks see
+    source = CHECKOUT / extension.EXTENSION_DIR
+    with FakeModel() as model:
+        gemini.configure(work, home)
+        trusted = gemini.gemini_home(home) / "trustedFolders.json"
+        trusted.write_text(json.dumps({**json.loads(trusted.read_text()), str(source): "TRUST_FOLDER"}))
+        done = subprocess.run([binary("gemini"), "extensions", "install", str(source), "--consent"], cwd=work,
+                              env=gemini.env(home), stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert plugin_hooks.SITELESS in shlex.split(extension.hook_command("PreToolUse"))[-1]
+        gemini.hookgate("role", "set", "build", cwd=work, home=home)
+        marker = model.script("plugin_gemini", Call("write_file", {"file_path": "src/player.gd", "content": "x\n"}),
+                              Call("write_file", {"file_path": "notes.txt", "content": "ok\n"}), Say("ok"))
+        run = gemini.run_gemini(work, home, model, f"{marker} write both")
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert not (work / "src" / "player.gd").exists() and (work / "notes.txt").read_text() == "ok\n"
+        results = model.tool_results("plugin_gemini")
+        assert any("Build role cannot write game code directly (player.gd)" in r for r in results), results
+
+
+@pytest.mark.real
 @pytest.mark.parametrize("runtime", ["codex", "gemini"])
 def test_the_real_shell_runtimes_run_the_site_less_registration(wheel_hookgate: Path, tmp_path: Path,
                                                                 runtime: str) -> None:
