@@ -676,27 +676,35 @@ def test_the_real_claude_code_runs_the_site_less_registration(wheel_hookgate: Pa
     """The pinned Claude Code, driven by the scripted fake model, runs what a regular install
     registers (`python -S -P -c CODE hook claude ...`): a forbidden Write is refused with the
     role's reason, an allowed one goes through, on the cold path and then the warm one."""
-    from drivers.claude import run_claude
-    from harness.fakemodel import Call, FakeModel, Say
     from harness.runtimes import base_env, new_project
 
     work, home = new_project(tmp_path)
     env = {**base_env(home), "XDG_RUNTIME_DIR": ""}  # the hooks' environment (drivers/claude.py)
-
-    def hookgate(*args: str) -> str:
-        done = subprocess.run([str(wheel_hookgate), *args], cwd=work, env=env, capture_output=True, text=True,
-                              timeout=60)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    hookgate("install", "claude", "--project", str(work))
+    wheel_command(wheel_hookgate, work, env, "install", "claude", "--project", str(work))
     settings = json.loads((work / ".claude" / "settings.json").read_text())
     commands = [handler_argv(h) for entries in settings["hooks"].values() for entry in entries for h in entry["hooks"]]
     assert commands and all(command[1] == "-S" for command in commands), commands
+    claude_refuses_cold_then_warm(wheel_hookgate, work, home, env)
+
+
+def wheel_command(wheel_hookgate: Path, work: Path, env: dict[str, str], *args: str) -> str:
+    done = subprocess.run([str(wheel_hookgate), *args], cwd=work, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def claude_refuses_cold_then_warm(wheel_hookgate: Path, work: Path, home: Path, env: dict[str, str]) -> None:
+    """Two sessions of the pinned Claude Code in `work`, the first cold (its calls start the core),
+    the second warm: in each a forbidden Write is refused with the role's reason and an allowed one
+    goes through."""
+    from drivers.claude import run_claude
+    from harness.fakemodel import Call, FakeModel, Say
+
     try:
         with FakeModel() as model:
-            for turn in ("cold", "warm"):  # the first session's calls start the core the second one uses
-                hookgate("role", "set", "build")  # a new session drops the role an earlier one owned
+            for turn in ("cold", "warm"):
+                # a new session drops the role an earlier one owned
+                wheel_command(wheel_hookgate, work, env, "role", "set", "build")
                 target, allowed = work / "src" / f"{turn}.gd", work / f"{turn}.txt"
                 marker = model.script(f"site_less_{turn}",
                                       Call("Write", {"file_path": str(target), "content": "extends Node\n"}),
@@ -706,7 +714,7 @@ def test_the_real_claude_code_runs_the_site_less_registration(wheel_hookgate: Pa
                 assert not target.exists() and allowed.read_text() == "ok\n"
                 results = model.tool_results(f"site_less_{turn}")
                 assert any(f"Build role cannot write game code directly ({turn}.gd)" in r for r in results), results
-        answered = re.search(r"(\d+) calls answered", hookgate("warm", "status"))
+        answered = re.search(r"(\d+) calls answered", wheel_command(wheel_hookgate, work, env, "warm", "status"))
         assert answered and int(answered.group(1)) >= 3, "the second session's calls went to the warm core"
     finally:
         subprocess.run([str(wheel_hookgate), "warm", "stop"], cwd=work, env=env, capture_output=True, timeout=60)
@@ -719,9 +727,7 @@ def test_the_real_claude_code_runs_the_plugin_channels_command(wheel_hookgate: P
     marketplace) and a regular install's bin/ on PATH: the plugin's command starts that install's
     interpreter with the statements a registration runs, not the launcher script. A forbidden Write
     is refused with the role's reason and an allowed one goes through, cold and then warm."""
-    from drivers.claude import run_claude
     from harness.channels import CHECKOUT
-    from harness.fakemodel import Call, FakeModel, Say
     from harness.runtimes import base_env, binary, new_project
 
     work, home = new_project(tmp_path)
@@ -734,33 +740,11 @@ def test_the_real_claude_code_runs_the_plugin_channels_command(wheel_hookgate: P
                               timeout=60)
         assert done.returncode == 0, done.stderr + done.stdout
 
-    def hookgate(*args: str) -> str:
-        done = subprocess.run([str(wheel_hookgate), *args], cwd=work, env=env, capture_output=True, text=True,
-                              timeout=60)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
     (installed,) = (home / ".claude" / "plugins" / "cache").rglob("hooks/hooks.json")
     handler = json.loads(installed.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
     assert plugin_hooks.SITELESS in handler["args"][-1]
     assert not (work / ".claude").exists()  # whatever guards the session below is the plugin
-    try:
-        with FakeModel() as model:
-            for turn in ("cold", "warm"):  # the first session's calls start the core the second one uses
-                hookgate("role", "set", "build")
-                target, allowed = work / "src" / f"{turn}.gd", work / f"{turn}.txt"
-                marker = model.script(f"plugin_{turn}",
-                                      Call("Write", {"file_path": str(target), "content": "extends Node\n"}),
-                                      Call("Write", {"file_path": str(allowed), "content": "ok\n"}), Say("done"))
-                run = run_claude(work, home, model, f"{marker} write both")
-                assert run.returncode == 0, run.stderr
-                assert not target.exists() and allowed.read_text() == "ok\n"
-                results = model.tool_results(f"plugin_{turn}")
-                assert any(f"Build role cannot write game code directly ({turn}.gd)" in r for r in results), results
-        answered = re.search(r"(\d+) calls answered", hookgate("warm", "status"))
-        assert answered and int(answered.group(1)) >= 3, "the second session's calls went to the warm core"
-    finally:
-        subprocess.run([str(wheel_hookgate), "warm", "stop"], cwd=work, env=env, capture_output=True, timeout=60)
+    claude_refuses_cold_then_warm(wheel_hookgate, work, home, env)
 
 
 @pytest.mark.real

@@ -141,11 +141,12 @@ def test_a_link_to_the_launcher_is_started_as_the_script(runtime, tmp_path):
     the launcher itself finds (core/bin/hookgate follows the link)."""
     python, log = fake_python(tmp_path / "py")
     script = launcher(tmp_path / "venv" / "bin", f"#!{python}")
-    (tmp_path / "links").mkdir()
-    (tmp_path / "links" / "hookgate").symlink_to(script)
-    done = run(PLUGINS[runtime][0].hook_command("PreToolUse"), f"{tmp_path / 'links'}{os.pathsep}{system_path()}")
+    link = tmp_path / "links" / "hookgate"
+    link.parent.mkdir()
+    link.symlink_to(script)
+    done = run(PLUGINS[runtime][0].hook_command("PreToolUse"), f"{link.parent}{os.pathsep}{system_path()}")
     assert (done.returncode, done.stdout, done.stderr) == (0, "{}\n", "")
-    assert log.read_text() == f'-S {tmp_path / "links" / "hookgate"} hook {runtime} --event PreToolUse\n{{"hook_event_name": "x"}}'
+    assert log.read_text() == f'-S {link} hook {runtime} --event PreToolUse\n{{"hook_event_name": "x"}}'
 
 
 @pytest.mark.parametrize("first, second", [

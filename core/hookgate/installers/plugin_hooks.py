@@ -18,7 +18,7 @@ which says so on its second line) under a plain interpreter path: `site` costs a
 warm call. Where the launcher sits in its install's bin/ folder itself, its interpreter runs the
 few statements `hookgate install` registers (`python -S -P -c`, hookgate.cli.install.hook_command),
 with the install's site-packages worked out from the launcher's place as the launcher does it: no
-script to compile on every start (0.97x the time of starting the launcher, side by side). A
+script to compile on every start (0.97-0.99x the time of starting the launcher, side by side). A
 link to it (pipx's) is started as `python -S .../hookgate`, which follows the link. Anything else
 on PATH by that name is run as it is.
 """
