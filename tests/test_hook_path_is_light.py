@@ -727,19 +727,13 @@ def test_the_real_claude_code_runs_the_plugin_channels_command(wheel_hookgate: P
     marketplace) and a regular install's bin/ on PATH: the plugin's command starts that install's
     interpreter with the statements a registration runs, not the launcher script. A forbidden Write
     is refused with the role's reason and an allowed one goes through, cold and then warm."""
-    from harness.channels import CHECKOUT
-    from harness.runtimes import base_env, binary, new_project
+    from drivers.claude import install_plugin
+    from harness.runtimes import base_env, new_project
 
     work, home = new_project(tmp_path)
     monkeypatch.setenv("PATH", f"{wheel_hookgate.parent}:/usr/bin:/bin")  # what the runtime and its hooks see
     env = {**base_env(home), "XDG_RUNTIME_DIR": ""}
-    claude_env = {**env, "CLAUDE_CONFIG_DIR": str(home / ".claude"), "DISABLE_AUTOUPDATER": "1",
-                  "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1"}
-    for args in (("plugin", "marketplace", "add", str(CHECKOUT)), ("plugin", "install", "hookgate@hookgate")):
-        done = subprocess.run([binary("claude"), *args], cwd=work, env=claude_env, capture_output=True, text=True,
-                              timeout=60)
-        assert done.returncode == 0, done.stderr + done.stdout
-
+    install_plugin(work, home)
     (installed,) = (home / ".claude" / "plugins" / "cache").rglob("hooks/hooks.json")
     handler = json.loads(installed.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
     assert plugin_hooks.SITELESS in handler["args"][-1]
@@ -754,8 +748,7 @@ def test_the_real_codex_runs_the_plugin_channels_command(wheel_hookgate: Path, t
     plugin's hooks reviewed) and a regular install's bin/ on PATH runs the plugin's line, quoted
     for a shell, through its own: a Bash write of game code under the build role is refused with
     the role's reason, and a write every role may make goes through."""
-    from drivers.codex import codex, hookgate, run_codex, write_config
-    from harness.channels import CHECKOUT
+    from drivers.codex import add_plugin, hookgate, run_codex
     from harness.fakemodel import Call, FakeModel, Say
     from harness.runtimes import new_project
     from hookgate_codex import plugin
@@ -763,13 +756,7 @@ def test_the_real_codex_runs_the_plugin_channels_command(wheel_hookgate: Path, t
     work, home = new_project(tmp_path)
     monkeypatch.setenv("PATH", f"{wheel_hookgate.parent}:/usr/bin:/bin")  # what the runtime and its hooks see
     with FakeModel() as model:
-        config = write_config(home, model)
-        config.write_text(config.read_text().replace("plugins = false", "plugins = true"))
-        for args in (("plugin", "marketplace", "add", str(CHECKOUT)), ("plugin", "add", "hookgate@hookgate", "--json")):
-            done = codex(*args, cwd=work, home=home)
-            assert done.returncode == 0, done.stderr
-        installed = Path(json.loads(done.stdout)["installedPath"]) / "hooks" / "hooks.json"
-        assert json.loads(installed.read_text()) == plugin.hooks()
+        add_plugin(work, home, model)  # Codex's copy of the plugin is what the checkout ships
         assert plugin_hooks.SITELESS in shlex.split(plugin.hook_command("PreToolUse"))[-1]
         hookgate("install", "codex", "--plugin", cwd=work, home=home)
         hookgate("role", "set", "build", cwd=work, home=home)
@@ -791,23 +778,16 @@ def test_the_real_gemini_cli_runs_the_extensions_command(wheel_hookgate: Path, t
     through its shell: a write of game code under the build role is refused with the role's
     reason, and a write every role may make goes through."""
     from drivers import gemini
-    from harness.channels import CHECKOUT
     from harness.fakemodel import Call, FakeModel, Say
-    from harness.runtimes import binary, new_project
+    from harness.runtimes import new_project
     from hookgate_gemini import extension
 
     work, home = new_project(tmp_path)
     (work / "src").mkdir()
     monkeypatch.setenv("PATH", f"{wheel_hookgate.parent}:/usr/bin:/bin")  # what the runtime and its hooks see
-    source = CHECKOUT / extension.EXTENSION_DIR
     with FakeModel() as model:
         gemini.configure(work, home)
-        trusted = gemini.gemini_home(home) / "trustedFolders.json"
-        trusted.write_text(json.dumps({**json.loads(trusted.read_text()), str(source): "TRUST_FOLDER"}))
-        done = subprocess.run([binary("gemini"), "extensions", "install", str(source), "--consent"], cwd=work,
-                              env=gemini.env(home), stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=120)
-        assert done.returncode == 0, done.stdout + done.stderr
+        gemini.install_extension(work, home)  # the installed copy is what the checkout ships
         assert plugin_hooks.SITELESS in shlex.split(extension.hook_command("PreToolUse"))[-1]
         gemini.hookgate("role", "set", "build", cwd=work, home=home)
         marker = model.script("plugin_gemini", Call("write_file", {"file_path": "src/player.gd", "content": "x\n"}),
@@ -833,19 +813,13 @@ def test_the_real_shell_runtimes_run_the_site_less_registration(wheel_hookgate: 
     work, home = new_project(tmp_path)
     (work / "src").mkdir()
     runtime_env = codex.env(home) if runtime == "codex" else gemini.env(home)
-
-    def hookgate(*args: str) -> None:
-        done = subprocess.run([str(wheel_hookgate), *args], cwd=work, env=runtime_env, capture_output=True,
-                              text=True, timeout=60)
-        assert done.returncode == 0, done.stderr
-
     with FakeModel() as model:
         if runtime == "codex":
             codex.write_config(home, model)
         else:
             gemini.configure(work, home)
-        hookgate("install", runtime, "--user")
-        hookgate("role", "set", "build")
+        wheel_command(wheel_hookgate, work, runtime_env, "install", runtime, "--user")
+        wheel_command(wheel_hookgate, work, runtime_env, "role", "set", "build")
         settings = (codex.codex_home(home) / "hooks.json" if runtime == "codex"
                     else gemini.gemini_home(home) / "settings.json")
         commands = [h["command"] for entries in json.loads(settings.read_text())["hooks"].values()

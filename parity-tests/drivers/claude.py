@@ -28,6 +28,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from harness.channels import CHECKOUT
 from harness.fakemodel import Call, FakeModel, Step
 from harness.runtimes import Run, base_env, binary, hookgate, new_project
 
@@ -76,6 +77,21 @@ def run_claude(work: Path, home: Path, fake: FakeModel, prompt: str, timeout: fl
     """One `claude -p` turn of a pinned binary (the newest, or `version`), every permission bypassed."""
     return collect(claude(work, home, fake, prompt, "--permission-mode", "bypassPermissions", version=version),
                    timeout)
+
+
+def claude_command(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Any other `claude ...` command line (plugins, marketplaces) in the test's home, offline."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+           "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1"}
+    return subprocess.run([binary("claude"), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+
+
+def install_plugin(work: Path, home: Path) -> None:
+    """hookgate from Claude Code's plugin channel: this checkout added as a marketplace, and
+    `claude plugin install hookgate@hookgate`."""
+    for args in (("plugin", "marketplace", "add", str(CHECKOUT)), ("plugin", "install", "hookgate@hookgate")):
+        done = claude_command(*args, home=home, cwd=work)
+        assert done.returncode == 0, done.stderr + done.stdout
 
 
 @contextmanager

@@ -34,6 +34,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from harness.channels import CHECKOUT
 from harness.fakemodel import Call, FakeModel, Step
 from harness.runtimes import HOOKGATE, Run, base_env, binary, new_project
 from hookgate.formats.apply_patch import file_operations
@@ -130,6 +131,24 @@ def codex(*args: str, cwd: Path, home: Path, timeout: float = 150, version: str 
     done = subprocess.run([binary("codex", version), *args], cwd=cwd, env=env(home), stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=timeout)
     return Run(done.returncode, done.stdout, done.stderr)
+
+
+PLUGIN_ID = "hookgate@hookgate"
+
+
+def add_plugin(work: Path, home: Path, fake: FakeModel) -> None:
+    """A CODEX_HOME with the hookgate plugin added from the checkout's marketplace (plugins on; the
+    remote catalog off, so nothing leaves 127.0.0.1); Codex's copy of it is what the checkout ships."""
+    from hookgate_codex import plugin
+
+    config = write_config(home, fake)
+    config.write_text(config.read_text().replace("plugins = false", "plugins = true"))
+    market = codex("plugin", "marketplace", "add", str(CHECKOUT), cwd=work, home=home)
+    assert market.returncode == 0, market.stderr
+    add = codex("plugin", "add", PLUGIN_ID, "--json", cwd=work, home=home)
+    assert add.returncode == 0, add.stderr
+    installed = Path(json.loads(add.stdout)["installedPath"])
+    assert json.loads((installed / "hooks" / "hooks.json").read_text()) == plugin.hooks()
 
 
 def hooks_list(home: Path, cwd: Path, timeout: float = 60) -> list[dict[str, Any]]:

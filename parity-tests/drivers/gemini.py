@@ -35,6 +35,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from harness.channels import CHECKOUT
 from harness.fakemodel import Call, FakeModel, Say, Step
 from harness.runtimes import HOOKGATE, Run, base_env, binary, new_project
 
@@ -74,6 +75,23 @@ def env(home: Path, fake: FakeModel | None = None) -> dict[str, str]:
     if fake is not None:
         found["GOOGLE_GEMINI_BASE_URL"] = fake.url
     return found
+
+
+def install_extension(work: Path, home: Path) -> None:
+    """hookgate from Gemini CLI's extension channel: `gemini extensions install` of this checkout's
+    extension (its source folder trusted first, as Gemini CLI asks); the installed copy is what the
+    checkout ships."""
+    from hookgate_gemini import extension
+
+    source = CHECKOUT / extension.EXTENSION_DIR
+    trusted = gemini_home(home) / "trustedFolders.json"
+    trusted.write_text(json.dumps({**json.loads(trusted.read_text()), str(source): "TRUST_FOLDER"}))
+    done = subprocess.run([binary("gemini"), "extensions", "install", str(source), "--consent"], cwd=work,
+                          env=env(home), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and 'Extension "hookgate" installed successfully' in done.stdout + done.stderr, done
+    copy = extension.installed_path(env(home))
+    for relative, text in extension.files().items():
+        assert (copy / Path(relative).relative_to(extension.EXTENSION_DIR)).read_text() == text
 
 
 def hookgate(*args: str, cwd: Path, home: Path, check: bool = True) -> subprocess.CompletedProcess[str]:

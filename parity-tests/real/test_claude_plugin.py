@@ -6,34 +6,24 @@ gating events are refused with a reason that says so."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from harness.channels import CHECKOUT, path_with_hookgate, path_without_hookgate, use_path
 from harness.fakemodel import Call, FakeModel, Say
-from drivers.claude import run_claude
-from harness.runtimes import binary, hookgate, metrics, new_project
+from drivers.claude import claude_command, install_plugin, run_claude
+from harness.runtimes import hookgate, metrics, new_project
 
 pytestmark = pytest.mark.real
-
-
-def claude(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-           "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1"}
-    return subprocess.run([binary("claude"), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
 
 
 @pytest.fixture
 def plugged(tmp_path: Path) -> tuple[Path, Path]:
     """A project and a home whose Claude Code has hookgate from the plugin channel, nothing else."""
     work, home = new_project(tmp_path)
-    added = claude("plugin", "marketplace", "add", str(CHECKOUT), home=home, cwd=work)
-    assert added.returncode == 0, added.stderr + added.stdout
-    installed = claude("plugin", "install", "hookgate@hookgate", home=home, cwd=work)
-    assert installed.returncode == 0, installed.stderr + installed.stdout
-    listed = json.loads(claude("plugin", "list", "--json", home=home, cwd=work).stdout)
+    install_plugin(work, home)
+    listed = json.loads(claude_command("plugin", "list", "--json", home=home, cwd=work).stdout)
     ours = [p for p in listed if str(p.get("id", p.get("name"))).startswith("hookgate@hookgate")]
     assert ours and ours[0].get("enabled", True), listed
     hookgate("role", "set", "build", cwd=work)
@@ -43,7 +33,7 @@ def plugged(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_the_marketplace_and_the_plugin_validate(tmp_path: Path) -> None:
     for target in (CHECKOUT, CHECKOUT / "adapters" / "claude" / "plugin"):
-        done = claude("plugin", "validate", str(target), home=tmp_path, cwd=tmp_path)
+        done = claude_command("plugin", "validate", str(target), home=tmp_path, cwd=tmp_path)
         assert done.returncode == 0 and "Validation passed" in done.stdout, done.stdout + done.stderr
 
 

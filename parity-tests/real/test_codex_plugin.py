@@ -10,17 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.channels import CHECKOUT, path_with_hookgate, path_without_hookgate, use_path
-from drivers.codex import codex, codex_home, hookgate, hooks_list, run_codex, write_config
+from harness.channels import path_with_hookgate, path_without_hookgate, use_path
+from drivers.codex import PLUGIN_ID, add_plugin, codex_home, hookgate, hooks_list, run_codex
 from harness.fakemodel import Call, FakeModel, Say
 from harness.runtimes import metrics, new_project
-from hookgate_codex import plugin
 from hookgate_codex.install import REGISTRATIONS
 
 pytestmark = pytest.mark.real
-
-PLUGIN_ID = "hookgate@hookgate"
-
 
 def plugin_hooks(home: Path, work: Path) -> list[dict]:
     return [h for h in hooks_list(home, work) if h.get("pluginId") == PLUGIN_ID]
@@ -31,15 +27,7 @@ def added(tmp_path: Path, fake_model: FakeModel) -> tuple[Path, Path]:
     """A project and a CODEX_HOME with the hookgate plugin added from the checkout's marketplace
     (plugins on; the remote catalog off, so nothing leaves 127.0.0.1)."""
     work, home = new_project(tmp_path)
-    config = write_config(home, fake_model)
-    config.write_text(config.read_text().replace("plugins = false", "plugins = true"))
-    market = codex("plugin", "marketplace", "add", str(CHECKOUT), cwd=work, home=home)
-    assert market.returncode == 0, market.stderr
-    add = codex("plugin", "add", PLUGIN_ID, "--json", cwd=work, home=home)
-    assert add.returncode == 0, add.stderr
-    installed = Path(json.loads(add.stdout)["installedPath"])
-    # Codex copied the plugin: what it runs is what the checkout ships
-    assert json.loads((installed / "hooks" / "hooks.json").read_text()) == plugin.hooks()
+    add_plugin(work, home, fake_model)
     hookgate("role", "set", "build", cwd=work, home=home)
     return work, home
 

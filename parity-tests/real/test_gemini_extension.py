@@ -6,38 +6,26 @@ events are refused with a reason that says so."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from drivers import gemini
-from harness.channels import CHECKOUT, path_with_hookgate, path_without_hookgate, use_path
+from harness.channels import path_with_hookgate, path_without_hookgate, use_path
 from harness.fakemodel import Call, FakeModel, Say
-from harness.runtimes import binary, metrics, new_project
+from harness.runtimes import metrics, new_project
 from hookgate.checks import Setup
 from hookgate.installers import plugin_hooks
-from hookgate_gemini import checks, extension
+from hookgate_gemini import checks
 
 pytestmark = pytest.mark.real
-
-SOURCE = CHECKOUT / extension.EXTENSION_DIR
-
 
 @pytest.fixture
 def extended(tmp_path: Path) -> tuple[Path, Path]:
     """A project and a home whose Gemini CLI has hookgate from the extension channel, nothing else."""
     work, home = new_project(tmp_path)
     gemini.configure(work, home)
-    trusted = gemini.gemini_home(home) / "trustedFolders.json"
-    trusted.write_text(json.dumps({**json.loads(trusted.read_text()), str(SOURCE): "TRUST_FOLDER"}))
-    done = subprocess.run([binary("gemini"), "extensions", "install", str(SOURCE), "--consent"], cwd=work,
-                          env=gemini.env(home), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and 'Extension "hookgate" installed successfully' in done.stdout + done.stderr, done
-    copy = extension.installed_path(gemini.env(home))
-    for relative, text in extension.files().items():
-        assert (copy / Path(relative).relative_to(extension.EXTENSION_DIR)).read_text() == text
+    gemini.install_extension(work, home)
     gemini.hookgate("role", "set", "build", cwd=work, home=home)
     return work, home
 
