@@ -579,10 +579,37 @@ def report(results: dict[str, object], rounds: int) -> list[str]:
     # a rate's inverse is the decision's time: time with export over time without, round by round
     lines += [f"  {'decision time, dead endpoint / ' + side:<44} {ratio_text(paired(rates[side], rates['dead endpoint']))}"
               for side in ("no export", "live endpoint")]
-    machine = results["machine"]
-    lines += ["", f"machine: {machine['cpus']} cpus, load average {' '.join(f'{x:.2f}' for x in machine['load_average'])}"
-              " (1, 5, 15 min) at the end of the run"]
-    return lines
+    return lines + ["", machine_line(results["machine"])]
+
+
+# the interpreter, asked of the benchmark venv's own: two builds of one Python version run the same
+# code at different speeds (one that calls into a shared libpython pays for every call it makes
+# there), so runs are compared only on the same one. Whether it was built with PGO or LTO is not
+# asked: sysconfig describes the build of the shared library, not of the program (Debian's python3
+# is linked statically, with both, and its sysconfig names neither)
+_BUILD = ("import json, platform, sys; print(json.dumps({'version': platform.python_implementation() + ' ' "
+          "+ platform.python_version(), 'executable': __import__('os').path.realpath(sys.executable), "
+          "'shared': 'libpython' in open('/proc/self/maps').read()}))")
+
+
+def machine(python: Path) -> dict[str, object]:
+    """What the figures were measured on: the processor, how busy the machine was at the end of
+    the run, and the interpreter."""
+    try:
+        models = [line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")]
+    except OSError:  # not Linux
+        models = []
+    build = json.loads(subprocess.run([str(python), "-c", _BUILD], capture_output=True, text=True, check=True).stdout)
+    return {"cpus": os.cpu_count(), "cpu": models[0] if models else None, "load_average": os.getloadavg(),
+            "interpreter": build}
+
+
+def machine_line(machine: dict[str, object]) -> str:
+    build = machine["interpreter"]
+    return (f"machine: {machine['cpus']} cpus ({machine['cpu'] or 'processor unknown'}), load average "
+            f"{' '.join(f'{x:.2f}' for x in machine['load_average'])} (1, 5, 15 min) at the end of the run; "
+            f"{build['version']} ({build['executable']}{', libpython shared' if build['shared'] else ''})")
 
 
 def main() -> int:
@@ -612,7 +639,7 @@ def run_sections(ns: argparse.Namespace, python: Path) -> int:
                  "engine": lambda: engine_lines(inprocess(python, "engine"), None, inprocess(python, "pause")),
                  "effect": lambda: effect_lines(effect_check(python, ns.rounds, ns.opencode_calls)),
                  "opencode": lambda: opencode_lines(opencode_hook(python, ns.opencode_calls))}[ns.only]()
-        print("\n".join(lines) + f"\nload average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print("\n".join(lines) + "\n" + machine_line(machine(python)))
         return 0
     results = {
         "stdin_hook": stdin_hook(python, ns.rounds),
@@ -623,7 +650,7 @@ def run_sections(ns: argparse.Namespace, python: Path) -> int:
         "effect_check": effect_check(python, max(5, ns.rounds // 4), ns.opencode_calls),
         "otel": json.loads(subprocess.run([str(python), str(ROOT / "benchmarks" / "otel_bench.py")], capture_output=True,
                                           text=True, check=True).stdout),
-        "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()},
+        "machine": machine(python),
     }
     print("\n" + "\n".join(report(results, ns.rounds)))
     ns.json.parent.mkdir(parents=True, exist_ok=True)

@@ -110,3 +110,29 @@ def test_the_opencode_section_judges_each_runtime_apart_and_says_which_it_could_
     assert line(lines, "process per call / plugin, p50").endswith("80.0x  [>= 50x: met]")
     assert any(text.endswith("the plugin under the pinned OpenCode's own Bun: not measured, it is not installed (make runtimes)")
                for text in lines)
+
+
+def test_the_machine_line_names_the_interpreter() -> None:
+    figures = {"cpus": 2, "cpu": "Some Processor", "load_average": (0.5, 1.0, 1.25),
+               "interpreter": {"version": "CPython 3.11.7", "executable": "/opt/py/bin/python3.11", "shared": True}}
+    assert run.machine_line(figures) == ("machine: 2 cpus (Some Processor), load average 0.50 1.00 1.25 (1, 5, 15 min) "
+                                         "at the end of the run; CPython 3.11.7 (/opt/py/bin/python3.11, libpython shared)")
+    figures["interpreter"] = {"version": "CPython 3.12.1", "executable": "/usr/bin/python3.12", "shared": False}
+    assert run.machine_line({**figures, "cpu": None}).endswith("(processor unknown), load average 0.50 1.00 1.25 (1, 5, "
+                                                               "15 min) at the end of the run; CPython 3.12.1 (/usr/bin/python3.12)")
+
+
+def test_the_interpreter_is_asked_of_the_one_measured() -> None:
+    """The interpreter of the test run and Debian's, when there: whether each calls into a shared
+    libpython is what the dynamic linker mapped into it (ldd says the same)."""
+    import os
+    import platform
+    import shutil
+    import subprocess
+
+    build = run.machine(Path(sys.executable))["interpreter"]
+    assert build["version"] == f"CPython {platform.python_version()}"
+    assert build["executable"] == os.path.realpath(sys.executable)
+    for python in {build["executable"], shutil.which("python3.11", path="/usr/bin") or build["executable"]}:
+        linked = subprocess.run(["ldd", python], capture_output=True, text=True).stdout
+        assert run.machine(Path(python))["interpreter"]["shared"] == ("libpython" in linked)
