@@ -48,8 +48,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Callable, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
 BENCH_VENV = ROOT / "benchmarks" / ".venv"
 # hookgate caches nothing built from files younger than this (config/cache.py); a fresh install
 # must age past it, as every real install has
@@ -121,16 +123,33 @@ def bench_python() -> Path:
 Command = tuple[list[list[str]], bytes | list[bytes], dict[str, str]]
 
 
-def time_commands(commands: dict[str, Command], rounds: int, cwd: Path | dict[str, Path]) -> dict[str, list[float]]:
+_STARTED = time.monotonic()
+
+
+def progress(text: str) -> None:
+    """A line on stderr as the run goes, with the minutes it has taken so far: the report comes
+    only at the end, on stdout, and a full run takes minutes."""
+    elapsed = int(time.monotonic() - _STARTED)
+    print(f"[{elapsed // 60}:{elapsed % 60:02d}] {text}", file=sys.stderr, flush=True)
+
+
+def measured(what: str, measure: Callable[[], T]) -> T:
+    progress(what)
+    return measure()
+
+
+def time_commands(commands: dict[str, Command], rounds: int, cwd: Path | dict[str, Path],
+                  shown: bool = False) -> dict[str, list[float]]:
     """Run every command once per round, interleaved, and keep each one's wall times (a command of
     several processes: all of them, one after the other, as a runtime runs two hooks of one event).
 
     Each round takes the commands in a new order, each after a pause: a warm core replaces the
     fork that answered right after the answer, and with a fixed order the command after a warm
-    call (the baseline, at the start of the next round) always paid for that."""
+    call (the baseline, at the start of the next round) always paid for that. `shown`: a progress
+    line every tenth round."""
     times: dict[str, list[float]] = {name: [] for name in commands}
     order = random.Random(16)  # the same orders on every run
-    for _ in range(rounds):
+    for finished in range(1, rounds + 1):
         for name in order.sample(list(commands), len(commands)):
             argvs, stdin, env = commands[name]
             where = cwd.get(name, cwd["*"]) if isinstance(cwd, dict) else cwd
@@ -142,6 +161,8 @@ def time_commands(commands: dict[str, Command], rounds: int, cwd: Path | dict[st
                 if done.returncode not in (0, 2):
                     raise SystemExit(f"{name} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
             times[name].append(time.perf_counter() - start)
+        if shown and finished % 10 == 0 and finished < rounds:
+            progress(f"  round {finished} of {rounds}")
     return times
 
 
@@ -230,7 +251,7 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
             decided = (root / ".hookgate" / "sessions" / f"bench-{root.name}" / "decisions.jsonl").read_text()
             if '"effect_snapshot"' not in decided or '"effect_restore"' not in decided:
                 raise SystemExit("the cold Bash pair did not go through the effect check")
-            times = time_commands(commands, rounds, cwd)
+            times = time_commands(commands, rounds, cwd, shown=True)
             breakdown = warm_breakdown(python, registered, payload(root), root, env)
             served = subprocess.run([hookgate, "warm", "status"], cwd=root, env=env, capture_output=True, text=True)
         finally:
@@ -429,7 +450,8 @@ def opencode_hook(python: Path, calls: int) -> dict[str, object]:
     """tool.execute.before -> core -> verdict through the real plugin, under each runtime of
     opencode_runtimes(), against one Python process per call (what GodotMaker's adapter does),
     interleaved in the same run."""
-    return {"calls": calls, "runtimes": {name: command and opencode_hook_under(command, python, calls)
+    return {"calls": calls, "runtimes": {name: command and measured(f"  the plugin under {name}",
+                                                                    lambda: opencode_hook_under(command, python, calls))
                                          for name, command in opencode_runtimes().items()}}
 
 
@@ -634,24 +656,31 @@ def main() -> int:
 
 
 def run_sections(ns: argparse.Namespace, python: Path) -> int:
-    if ns.only:  # a partial run, printed only (latest.json is the full run's)
-        lines = {"stdin": lambda: stdin_lines(stdin_hook(python, ns.rounds)),
-                 "engine": lambda: engine_lines(inprocess(python, "engine"), None, inprocess(python, "pause")),
-                 "effect": lambda: effect_lines(effect_check(python, ns.rounds, ns.opencode_calls)),
-                 "opencode": lambda: opencode_lines(opencode_hook(python, ns.opencode_calls))}[ns.only]()
-        print("\n".join(lines) + "\n" + machine_line(machine(python)))
-        return 0
-    results = {
-        "stdin_hook": stdin_hook(python, ns.rounds),
-        "engine": inprocess(python, "engine"),
-        "completion": inprocess(python, "completion"),
-        "pause": inprocess(python, "pause"),
-        "opencode_hook": opencode_hook(python, ns.opencode_calls),
-        "effect_check": effect_check(python, max(5, ns.rounds // 4), ns.opencode_calls),
-        "otel": json.loads(subprocess.run([str(python), str(ROOT / "benchmarks" / "otel_bench.py")], capture_output=True,
-                                          text=True, check=True).stdout),
-        "machine": machine(python),
+    effect_rounds = ns.rounds if ns.only else max(5, ns.rounds // 4)
+    otel = [str(python), str(ROOT / "benchmarks" / "otel_bench.py")]
+    # the results' key -> (the section of --only it belongs to, what its progress line says, the measuring)
+    measures: dict[str, tuple[str | None, str, Callable[[], object]]] = {
+        "stdin_hook": ("stdin", f"stdin hook calls, {ns.rounds} interleaved rounds", lambda: stdin_hook(python, ns.rounds)),
+        "engine": ("engine", "in-process decisions", lambda: inprocess(python, "engine")),
+        "completion": (None, "a Stop decision with a 1,000,000-line session log", lambda: inprocess(python, "completion")),
+        "pause": ("engine", "an allowed Write after a pause, 200 pairs", lambda: inprocess(python, "pause")),
+        "opencode_hook": ("opencode", f"OpenCode tool.execute.before, {ns.opencode_calls} calls per side under each runtime",
+                          lambda: opencode_hook(python, ns.opencode_calls)),
+        "effect_check": ("effect", f"the effect check: {effect_rounds} rounds of the stdin pair, then the OpenCode pairs",
+                         lambda: effect_check(python, effect_rounds, ns.opencode_calls)),
+        "otel": (None, "OpenTelemetry export",
+                 lambda: json.loads(subprocess.run(otel, capture_output=True, text=True, check=True).stdout)),
     }
+    results: dict[str, Any] = {key: measured(what, measure) for key, (section, what, measure) in measures.items()
+                               if ns.only in (None, section)}
+    results["machine"] = machine(python)
+    if ns.only:  # a partial run, printed only (latest.json is the full run's)
+        lines = {"stdin": lambda: stdin_lines(results["stdin_hook"]),
+                 "engine": lambda: engine_lines(results["engine"], None, results["pause"]),
+                 "effect": lambda: effect_lines(results["effect_check"]),
+                 "opencode": lambda: opencode_lines(results["opencode_hook"])}[ns.only]()
+        print("\n".join(lines) + "\n" + machine_line(results["machine"]))
+        return 0
     print("\n" + "\n".join(report(results, ns.rounds)))
     ns.json.parent.mkdir(parents=True, exist_ok=True)
     ns.json.write_text(json.dumps(results, indent=2) + "\n")
