@@ -606,12 +606,20 @@ def report(results: dict[str, object], rounds: int) -> list[str]:
 
 # the interpreter, asked of the benchmark venv's own: two builds of one Python version run the same
 # code at different speeds (one that calls into a shared libpython pays for every call it makes
-# there), so runs are compared only on the same one. Whether it was built with PGO or LTO is not
-# asked: sysconfig describes the build of the shared library, not of the program (Debian's python3
-# is linked statically, with both, and its sysconfig names neither)
-_BUILD = ("import json, platform, sys; print(json.dumps({'version': platform.python_implementation() + ' ' "
-          "+ platform.python_version(), 'executable': __import__('os').path.realpath(sys.executable), "
-          "'shared': 'libpython' in open('/proc/self/maps').read()}))")
+# there), so runs are compared only on the same one. Whether libpython is shared is what the dynamic
+# linker mapped into the process (None where /proc says nothing), not sysconfig's Py_ENABLE_SHARED,
+# which describes the build of the shared library: Debian's python3 is linked statically and its
+# sysconfig says shared. Whether it was built with PGO or LTO is not asked, for the same reason.
+_BUILD = """
+import json, os, platform, sys
+try:
+    with open("/proc/self/maps") as maps:
+        shared = "libpython" in maps.read()
+except OSError:
+    shared = None
+print(json.dumps({"version": f"{platform.python_implementation()} {platform.python_version()}",
+                  "executable": os.path.realpath(sys.executable), "shared": shared}))
+"""
 
 
 def machine(python: Path) -> dict[str, object]:
@@ -631,7 +639,10 @@ def machine_line(machine: dict[str, object]) -> str:
     build = machine["interpreter"]
     return (f"machine: {machine['cpus']} cpus ({machine['cpu'] or 'processor unknown'}), load average "
             f"{' '.join(f'{x:.2f}' for x in machine['load_average'])} (1, 5, 15 min) at the end of the run; "
-            f"{build['version']} ({build['executable']}{', libpython shared' if build['shared'] else ''})")
+            f"{build['version']} ({build['executable']}{_LINKED[build['shared']]})")
+
+
+_LINKED = {True: ", libpython shared", False: ", libpython linked in", None: ""}
 
 
 def main() -> int:

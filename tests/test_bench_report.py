@@ -118,8 +118,11 @@ def test_the_machine_line_names_the_interpreter() -> None:
     assert run.machine_line(figures) == ("machine: 2 cpus (Some Processor), load average 0.50 1.00 1.25 (1, 5, 15 min) "
                                          "at the end of the run; CPython 3.11.7 (/opt/py/bin/python3.11, libpython shared)")
     figures["interpreter"] = {"version": "CPython 3.12.1", "executable": "/usr/bin/python3.12", "shared": False}
-    assert run.machine_line({**figures, "cpu": None}).endswith("(processor unknown), load average 0.50 1.00 1.25 (1, 5, "
-                                                               "15 min) at the end of the run; CPython 3.12.1 (/usr/bin/python3.12)")
+    assert run.machine_line({**figures, "cpu": None}).endswith(
+        "(processor unknown), load average 0.50 1.00 1.25 (1, 5, 15 min) at the end of the run; "
+        "CPython 3.12.1 (/usr/bin/python3.12, libpython linked in)")
+    figures["interpreter"]["shared"] = None  # not Linux: nothing said about it
+    assert run.machine_line(figures).endswith("CPython 3.12.1 (/usr/bin/python3.12)")
 
 
 def test_the_interpreter_is_asked_of_the_one_measured() -> None:
