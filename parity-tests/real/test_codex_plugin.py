@@ -18,6 +18,7 @@ from hookgate_codex.install import REGISTRATIONS
 
 pytestmark = pytest.mark.real
 
+
 def plugin_hooks(home: Path, work: Path) -> list[dict]:
     return [h for h in hooks_list(home, work) if h.get("pluginId") == PLUGIN_ID]
 

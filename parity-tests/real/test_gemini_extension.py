@@ -20,6 +20,7 @@ from hookgate_gemini import checks
 
 pytestmark = pytest.mark.real
 
+
 @pytest.fixture
 def extended(tmp_path: Path) -> tuple[Path, Path]:
     """A project and a home whose Gemini CLI has hookgate from the extension channel, nothing else."""
