@@ -81,6 +81,7 @@ PROTECTED_FILES = [
     # hooks in a skill's or agent's front matter, a skill's !`command` lines, a plugin's code
     (".claude/skills/tune/SKILL.md", EXTENSION), (".claude/agents/tuner.md", EXTENSION),
     (".claude/commands/tune.md", EXTENSION), (".claude/hooks/format.sh", EXTENSION), (".mcp.json", EXTENSION), ("{home}/.claude/skills/t/SKILL.md", EXTENSION),
+    ("{home}/.claude.json", EXTENSION),  # Claude Code's user- and local-scope MCP servers
     (".opencode/plugin/other.js", EXTENSION), (".opencode/plugins/other.ts", EXTENSION), ("opencode.json", EXTENSION),
 ]
 
