@@ -75,17 +75,19 @@ def test_a_file_install_created_is_gone_after_uninstall(runtime, codex_home):
     assert not path.exists()
 
 
-@pytest.mark.parametrize("runtime", ["claude", "gemini"])
-def test_a_project_folder_install_made_goes_with_its_file_and_one_the_user_had_stays(runtime, tmp_path):
+@pytest.mark.parametrize("runtime", ["claude", "gemini", "codex"])
+def test_a_project_folder_install_made_goes_with_its_file_and_one_the_user_had_stays(runtime, tmp_path, codex_home):
     from hookgate_gemini import install as gemini
 
-    module = {"claude": claude, "gemini": gemini}[runtime]
+    module = {"claude": claude, "gemini": gemini, "codex": codex}[runtime]
     project = tmp_path / "project"
     project.mkdir()
-    path = project / f".{runtime}" / "settings.json"
+    path = project / f".{runtime}" / ("hooks.json" if runtime == "codex" else "settings.json")
     module.install(path, COMMAND)
     module.uninstall(path)
-    assert list(project.iterdir()) == []  # the project as it was: no empty .claude/ or .gemini/ left
+    # the project as it was: no empty .claude/, .gemini/ or .codex/ (whose config.toml install
+    # also wrote) left
+    assert list(project.iterdir()) == []
     (path.parent).mkdir()
     (path.parent / "agents.md").write_text("the user's\n")
     module.install(path, COMMAND)

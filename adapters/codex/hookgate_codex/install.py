@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shlex
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -90,7 +91,14 @@ def uninstall(path: Path, env: Mapping[str, str] = os.environ) -> bool:
     configs.feature.unmark(lambda key: key == ("features",))
     configs.user.unmark(lambda key: _trust_of(path, key))
     _move_trust(configs.user, theirs_before, _their_keys(path, hooks))
-    return _save(path, document, configs)
+    changed = _save(path, document, configs)
+    if project_of(path, env) is not None:
+        # the project's .codex/ that install made, empty now: hooks.json went first, while the
+        # config.toml beside it was still there (the Codex home stays, even empty: Codex refuses
+        # a CODEX_HOME that does not exist)
+        with suppress(OSError):
+            path.parent.rmdir()
+    return changed
 
 
 def remove_handlers(path: Path, picked: Callable[[Any], bool], env: Mapping[str, str] = os.environ) -> bool:
