@@ -1,6 +1,6 @@
 """hookgate benchmarks: one command, a table on stdout, the figures as JSON.
 
-    python benchmarks/run.py [--rounds N] [--json PATH]
+    python benchmarks/run.py [--rounds N] [--effect-rounds N] [--json PATH] [--only SECTION]
 
 Machines here are shared and noisy, so every figure is a ratio against a baseline measured in the
 same run, with the commands interleaved round by round; a ratio is taken in each round (paired)
@@ -647,7 +647,10 @@ _LINKED = {True: ", libpython shared", False: ", libpython linked in", None: ""}
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=40, help="interleaved rounds of the stdin hook commands")
+    parser.add_argument("--effect-rounds", type=int,
+                        help="rounds of the effect check's stdin pair (default: a quarter of --rounds, at least 5: "
+                             "the same in a full run and in --only effect)")
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "latest.json")
     parser.add_argument("--only", choices=["stdin", "engine", "effect", "opencode"], help="run one section only")
     parser.add_argument("--opencode-calls", type=int, default=300, help="interleaved calls per side in the OpenCode section, and pairs per project in the effect section's OpenCode row")
@@ -667,7 +670,7 @@ def main() -> int:
 
 
 def run_sections(ns: argparse.Namespace, python: Path) -> int:
-    effect_rounds = ns.rounds if ns.only else max(5, ns.rounds // 4)
+    effect_rounds = ns.effect_rounds or max(5, ns.rounds // 4)
     otel = [str(python), str(ROOT / "benchmarks" / "otel_bench.py")]
     # the results' key -> (the section of --only it belongs to, what its progress line says, the measuring)
     measures: dict[str, tuple[str | None, str, Callable[[], object]]] = {
