@@ -24,6 +24,7 @@ def main(args: list[str]) -> int:
     parser.add_argument("--no-reload", action="store_true", help="do not watch the policy files")
     ns = parser.parse_args(args[1:])
 
+    from hookgate.config.runtime_scripts import settings_files
     from hookgate.effect import feed
     from hookgate.hookcall import load_policy
     from hookgate.rpc.reload import PolicyHolder, WatchSet
@@ -41,7 +42,9 @@ def main(args: list[str]) -> int:
     if ns.project:
         env["HOOKGATE_PROJECT_DIR"] = str(ns.project.resolve())
     holder = PolicyHolder(lambda: load_policy(None, env), log)
-    watch_set = None if ns.no_reload else WatchSet(holder.policy.project, Path.home())
+    project, protect = holder.policy.project, holder.policy.config.pipeline.protect
+    watch_set = None if ns.no_reload else WatchSet(
+        project, Path.home(), settings_files(protect.command_settings, project.root, env))
     exporter = _telemetry(str(holder.policy.project.root), env, log)
     try:
         return Server(transport, holder, watch_set=watch_set, log=log).serve()

@@ -3,10 +3,12 @@
 
 A valid config is cached (cache.py), keyed on the config file, the presets and the code that
 reads and checks them: a hook call then decodes one small file instead of parsing TOML and
-compiling every rule's regular expression again."""
+compiling every rule's regular expression again. Its class `runtime_scripts` is filled from the
+runtimes' settings (runtime_scripts.py), cached the same way on those files."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ import msgspec
 
 from ..errors import ConfigError
 from ..store.project import HOOKGATE_DIR, Project
+from . import runtime_scripts
 from .cache import FileCache
 from .schema import (REPORT_CHECK_NAMES, STAGE_CHECK_NAMES, Config, GateSettings, PathRule, Pipeline, Prerequisite,
                      ReportFormat, RuleSet, StageSchema)
@@ -29,6 +32,12 @@ CODE = tuple(_PACKAGE / module for module in ("config/load.py", "config/schema.p
                                               "pipeline/stage_checks.py"))
 DEPENDS = (*PRESET_FILES, *CODE)
 _configs = FileCache("config", Config)
+# the scripts the commands of the settings files a config names run (runtime_scripts.py), and each
+# config as load_config gives it, with them: (the config, the scripts, both), one object while
+# neither changes
+_scripts = FileCache("runtime-scripts", list[str])
+SCRIPTS_CODE = (_PACKAGE / "config" / "runtime_scripts.py",)
+_with_scripts: dict[str, tuple[Config, list[str], Config]] = {}
 # the pipeline tables name the folder of the pipeline state `{state}`: `.hookgate` in hookgate's
 # own layout, `.godotmaker` in GodotMaker's (store/layout.py), so one preset serves both
 STATE_TOKEN = "{state}"
@@ -38,7 +47,28 @@ DEFAULT_STATE = ".hookgate"
 def load_config(path: Path, state: str = DEFAULT_STATE) -> Config:
     """Raises ConfigError naming the file and the field."""
     key = str(path) if state == DEFAULT_STATE else f"{path}|{state}"
-    return _configs.get(key, (path, *PRESET_FILES), lambda: _load_config(path, state), CODE)
+    config = _configs.get(key, (path, *PRESET_FILES), lambda: _load_config(path, state), CODE)
+    protect, root = config.pipeline.protect, path.parent.parent
+    settings = runtime_scripts.settings_files(protect.command_settings, root) if protect.enabled else ()
+    if not settings:
+        return config
+    scripts = _scripts.get(f"{root}\0{os.environ.get('HOME')}", settings,
+                           lambda: runtime_scripts.script_patterns(settings, root), SCRIPTS_CODE)
+    held = _with_scripts.get(key)
+    if held is None or held[0] is not config or held[1] is not scripts:
+        held = _with_scripts[key] = (config, scripts, _with_runtime_scripts(config, scripts))
+    return held[2]
+
+
+def _with_runtime_scripts(config: Config, scripts: list[str]) -> Config:
+    """`config` with its path class `runtime_scripts` holding the scripts its command settings run
+    too (the config's own entries first): the rules that name the class protect them."""
+    if not scripts:
+        return config
+    paths = config.pipeline.paths
+    pipeline = msgspec.structs.replace(config.pipeline, paths={
+        **paths, runtime_scripts.CLASS: [*paths.get(runtime_scripts.CLASS, []), *scripts]})
+    return msgspec.structs.replace(config, pipeline=pipeline)
 
 
 def open_project(root: Path) -> tuple[Project, Config]:

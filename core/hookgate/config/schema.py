@@ -111,6 +111,10 @@ class Protect(_Strict, frozen=True):
     rules: list[PathRule] = []
     commands: list[str] = []  # `hookgate <command>` refused in a shell command ("install", "uninstall")
     command_reason: str = ""  # "{command}" is the refused command
+    # the runtimes' settings files whose commands (hooks, the status line, MCP servers) the runtime
+    # runs by itself: the scripts they run fill the path class `runtime_scripts`
+    # (config/runtime_scripts.py). Project-relative, or anchored at `~/` or `$NAME/`
+    command_settings: list[str] = []
 
 
 class Pipeline(_Strict, frozen=True):

@@ -1,8 +1,9 @@
 """Hot reload: the policy in force is rebuilt whenever one of the files it is made of changes.
 
 Watched (the project files of DESIGN.md): `.hookgate/config.toml`, `current_role`,
-`stage_schemas.json`, `hooks.json`, `.hookgate/policies/*.py`, and the user's
-`~/.hookgate/hooks.json`. A directory that does not exist yet is watched through its nearest
+`stage_schemas.json`, `hooks.json`, `.hookgate/policies/*.py`, the user's
+`~/.hookgate/hooks.json`, and the runtimes' settings whose commands' scripts the config protects
+(config/runtime_scripts.py). A directory that does not exist yet is watched through its nearest
 existing parent, so creating `.hookgate/policies/` later is noticed too.
 
 A reload that fails keeps the last good policy. The error is logged and handed once to the next
@@ -14,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..hookcall import Policy
 from ..store.project import Project
@@ -91,10 +92,12 @@ class PolicyHolder:
 class WatchSet:
     """The files a policy is made of, and the directories to watch to see them change."""
 
-    def __init__(self, project: Project, home: Path) -> None:
+    def __init__(self, project: Project, home: Path, settings: Iterable[Path] = ()) -> None:
+        """`settings`: the runtimes' settings whose commands' scripts the config protects (its
+        class `runtime_scripts`, config/runtime_scripts.py)."""
         self.files = frozenset({
             project.config_path, project.role_path, project.schemas_path, project.hooks_path,
-            home / ".hookgate" / "hooks.json",
+            home / ".hookgate" / "hooks.json", *settings,
         })
         self.policy_dir = project.policy_dir
         self.dirs = frozenset({*(path.parent for path in self.files), self.policy_dir})

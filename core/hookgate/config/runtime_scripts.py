@@ -1,0 +1,247 @@
+"""The scripts the runtimes run by themselves: the code a command of their settings runs (a hook,
+the status line, an MCP server), in the files of `[pipeline.protect].command_settings` (Claude
+Code's and Gemini CLI's settings.json, `.mcp.json`, Codex's hooks.json and config.toml,
+opencode.json, hookgate's own hooks.json).
+
+A runtime runs those commands on its events or at its start, outside any tool call a gate judges,
+so an agent that rewrites a script one of them runs has its own code run past every rule. The
+config's path class `runtime_scripts` is filled with them when the config is loaded
+(config/load.py), so every way of writing a file (Write, Edit, a patch, the shell, the effect
+check) meets them as it meets the rest of `[pipeline.protect].rules`.
+
+A command is every object of a settings file with a `command`: a shell line, or Claude Code's
+exec form (`command` and `args`), or an MCP server's program and `args`, or OpenCode's argv list.
+Its code is what a shell would run: a program named by a path (`./tools/check.sh`,
+`"$CLAUDE_PROJECT_DIR"/.claude/hooks/x.py`), the script an interpreter is given (`python3
+scripts/lint.py`, `node check.js`, `source env.sh`, the module of `python3 -m tools.hook`), through
+launchers (`env`, `timeout 5`, `uv run`, ...), `sh -c STRING`, `cd DIR &&`, with the runtimes'
+project variables, HOME and `~` expanded. It is protected where it lands in the project or the
+home, and where that resolves to through a symlink, whether it exists yet or not (a missing script
+would run once an agent made it). An interpreter's other arguments (the files a script is given
+to check) are not: they are data the agent's work may have to change. What a script imports or
+reads, and what a program finds by itself (a Makefile, package.json's scripts), is not followed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+CLASS = "runtime_scripts"  # the path class of the config filled here
+# the variables the runtimes set to the project's root for a command
+PROJECT_VARIABLES = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")
+# programs that run the script they are given: the first of their words after the options that
+# is an existing file, or each of those words while none is
+INTERPRETERS = frozenset({"node", "bun", "deno", "tsx", "ts-node", "ruby", "perl", "php", "lua", "Rscript", "pwsh",
+                          "bash", "sh", "zsh", "dash", "ksh", "fish", "source", "."})
+# programs that run the command in the words after them (their options, values and assignments skipped)
+LAUNCHERS = frozenset({"env", "sudo", "doas", "nohup", "exec", "command", "builtin", "nice", "timeout", "time",
+                       "stdbuf", "setsid", "chronic", "xargs", "uv", "uvx", "npx", "pipx", "run", "tool"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
+# the keys of a settings object whose value is a command the runtime runs (a shell line, or an
+# argv): hooks', the status line's and MCP servers' `command` (with `args`), Codex's `notify`,
+# Claude Code's credential and header helpers (in this order: the patterns found are part of the
+# key the effect check stores its readings under, the same in every process)
+COMMAND_KEYS = ("command", "notify", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper")
+# expressions, compiled on their first use (re's own cache): only a config cache miss reads commands
+_PYTHON = r"python[0-9.]*"
+_SHELL_SCRIPT_FLAG = r"-[a-zA-Z]*c"  # sh -c, bash -lc, -ec, ...
+_VARIABLE = r"\$(?:\{(\w+)\}|(\w+))"
+_WILDCARDS = r"([*?\[])"
+_ASSIGNMENT = r"[A-Za-z_][A-Za-z0-9_]*="
+_MAX_DEPTH = 3  # sh -c 'sh -c "..."'
+# hookgate's own handlers, as its installs write them: `.../hookgate hook claude --event X`, and
+# `sh -c '"$@" hook codex --event X; ...' hookgate .../hookgate` (installers/fail_closed.py);
+# hookgate's install is protected as such ($HOOKGATE_INSTALL)
+_OWN_HANDLER = r"(?:\bhookgate|launched\(\)|\"\$@\")['\"]?\s+hook\s+[a-z]+\s+--event\s"
+
+
+def settings_files(patterns: Iterable[str], root: Path, env: Mapping[str, str] = os.environ) -> tuple[Path, ...]:
+    """The settings files `patterns` name now: project-relative, or anchored at `~/` or `$NAME/` (a
+    variable not set, or not an absolute path, names none). Asked on every load of the config, so
+    worked out once per patterns, root and the variables they read."""
+    patterns = tuple(patterns)
+    return _files(patterns, str(root), tuple(env.get(name) for name in _variables(patterns)))
+
+
+@lru_cache(maxsize=64)
+def _variables(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    heads = (pattern.partition("/")[0] for pattern in patterns)
+    return tuple(dict.fromkeys("HOME" if head == "~" else head[1:] for head in heads if head[:1] in ("~", "$")))
+
+
+@lru_cache(maxsize=64)
+def _files(patterns: tuple[str, ...], root: str, values: tuple[str | None, ...]) -> tuple[Path, ...]:
+    places = dict(zip(_variables(patterns), values))
+    files = []
+    for pattern in patterns:
+        head, _, rest = pattern.partition("/")
+        if head[:1] not in ("~", "$"):
+            files.append(Path(root, pattern))
+            continue
+        base = places.get("HOME" if head == "~" else head[1:]) or ""
+        if base.startswith("/"):
+            files.append(Path(base, rest))
+    return tuple(dict.fromkeys(files))
+
+
+def script_patterns(files: Iterable[Path], root: Path, env: Mapping[str, str] = os.environ) -> list[str]:
+    """The scripts the commands of `files` run, as patterns of the path rules: `/rel` for a file of
+    the project, `~/rel` for one of the home. A file that cannot be read names none (the runtime
+    cannot read it either)."""
+    home = (env.get("HOME") or "").rstrip("/")
+    found: dict[str, None] = {}
+    for file in files:
+        for words in _commands(_read(file)):
+            if not re.search(_OWN_HANDLER, " ".join(words)):
+                for script in _scripts(words, str(root), str(root), home):
+                    found[_pattern(script, str(root), home)] = None
+    return list(found)
+
+
+def _read(file: Path) -> object:
+    import msgspec
+
+    from ..store import locked
+
+    try:
+        data = locked.read(file)  # without blocking: the agent could put a FIFO in its place
+        return msgspec.toml.decode(data) if file.suffix == ".toml" else msgspec.json.decode(data or b"{}")
+    except (OSError, locked.NotAFile, msgspec.DecodeError):
+        return None
+
+
+def _commands(node: object) -> Iterator[list[str]]:
+    """The commands of a settings document, each as its words (the shell's, for a command line)."""
+    if isinstance(node, dict):
+        for key in filter(node.__contains__, COMMAND_KEYS):
+            command, args = node[key], node.get("args") if key == "command" else None
+            if isinstance(command, str):
+                yield [command, *map(str, args)] if isinstance(args, list) else _words(command)
+            elif isinstance(command, list) and command and all(isinstance(word, str) for word in command):
+                yield list(command)
+        children: Iterable[Any] = node.values()
+    elif isinstance(node, list):
+        children = node
+    else:
+        return
+    for child in children:
+        yield from _commands(child)
+
+
+def _words(command: str) -> list[str]:
+    """The shell words of `command`, `;`, `&`, `|` and parentheses apart from them."""
+    import shlex
+
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer)
+    except ValueError:  # an unclosed quote: the runtime's shell would refuse it; read it by whitespace
+        return command.split()
+
+
+def _scripts(words: list[str], cwd: str, root: str, home: str, depth: int = 0) -> Iterator[str]:
+    """The paths of the project and the home that the simple commands of `words` run, `cwd`
+    following their `cd`s."""
+    simple: list[str] = []
+    for word in [*words, ";"]:
+        if not _separator(word):
+            simple.append(word)
+            continue
+        if simple[:1] == ["cd"] and len(simple) > 1:
+            cwd = _landing(simple[1], cwd, root, home) or cwd
+        elif simple:
+            yield from _runs(simple, cwd, root, home, depth)
+        simple = []
+
+
+def _runs(words: list[str], cwd: str, root: str, home: str, depth: int) -> Iterator[str]:
+    """What one simple command runs: its program when a path names it, the script its interpreter
+    is given, the command a launcher or `sh -c` runs."""
+    i = 0
+    while i < len(words) and re.match(_ASSIGNMENT, words[i]):
+        i += 1
+    if i == len(words):
+        return
+    program = _landing(words[i], cwd, root, home) if "/" in words[i] else None
+    if program:
+        yield from _kept(program, root, home)
+    name = os.path.basename(words[i])
+    rest = words[i + 1:]
+    if depth < _MAX_DEPTH and name == "eval":
+        yield from _scripts(_words(" ".join(rest)), cwd, root, home, depth + 1)
+        return
+    if depth < _MAX_DEPTH and name in SHELLS:
+        for before, word in zip(["", *rest], rest):
+            if re.fullmatch(_SHELL_SCRIPT_FLAG, before):
+                yield from _scripts(_words(word), cwd, root, home, depth + 1)  # sh -c STRING
+                return
+    if name in LAUNCHERS:
+        while rest and (rest[0].startswith("-") or re.match(_ASSIGNMENT, rest[0]) or rest[0].rstrip("smhd").isdigit()
+                        or rest[0] in LAUNCHERS):
+            rest = rest[1:]
+        yield from _runs(rest, cwd, root, home, depth)
+    elif name in INTERPRETERS or re.fullmatch(_PYTHON, name):
+        yield from _script_given(rest, cwd, root, home)
+
+
+def _script_given(words: list[str], cwd: str, root: str, home: str) -> Iterator[str]:
+    """The script an interpreter is given: after its options, the first word that is an existing
+    file, or each word while none is (python's `-m MODULE` names its module's file; `-c CODE` and a
+    script read from the input name none)."""
+    for before, word in zip(["", *words], words):
+        if before == "-m":
+            module = word.replace(".", "/")
+            for name in (module + ".py", module + "/__main__.py"):
+                yield from _kept(_landing(name, cwd, root, home), root, home)
+            return
+        if before == "-c" or word == "-":
+            return
+        if word.startswith("-"):
+            continue
+        path = _landing(word, cwd, root, home)
+        yield from _kept(path, root, home)
+        if path and os.path.isfile(path):
+            return
+
+
+def _landing(word: str, cwd: str, root: str, home: str) -> str | None:
+    """Where `word` names, with the project's variables, HOME and `~` as a command's shell expands
+    them; None for a word another variable makes unknown here."""
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        return root if name in PROJECT_VARIABLES else home if name == "HOME" and home else "\0"
+
+    word = re.sub(_VARIABLE, value, word)
+    if word == "~" or word.startswith("~/"):
+        word = home + word[1:] if home else "\0"
+    return None if "\0" in word or not word else os.path.normpath(os.path.join(cwd, word))
+
+
+def _kept(path: str | None, root: str, home: str) -> Iterator[str]:
+    """`path` and where it resolves to, those in the project or the home."""
+    if path is None:
+        return
+    for place in dict.fromkeys((path, os.path.realpath(path))):
+        if _inside(place, root) or (home and _inside(place, home)):
+            yield place
+
+
+def _separator(word: str) -> bool:
+    return bool(word) and set(word) <= set(";&|()")
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip("/") + "/")
+
+
+def _pattern(path: str, root: str, home: str) -> str:
+    """A rule's pattern that names `path` alone, its wildcard characters taken literally."""
+    project = root.rstrip("/")
+    rel, anchor = (path[len(project) + 1:], "/") if _inside(path, project) else (path[len(home) + 1:], "~/")
+    return anchor + re.sub(_WILDCARDS, r"[\1]", rel)
