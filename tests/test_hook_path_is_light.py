@@ -93,7 +93,7 @@ def test_hook_claude_imports_no_heavy_module(tmp_path, warm):
 
 # what only some events need: each is imported by the gate whose event and matcher a call meets
 SHELL_READER = {"hookgate.pipeline.shell", "hookgate.pipeline.shell_lexer", "hookgate.pipeline.shell_programs",
-                "hookgate.pipeline.shell_writes", "hookgate.pipeline.self_protect"}
+                "hookgate.pipeline.shell_writes", "hookgate.pipeline.self_protect", "hookgate.shellwords"}
 # what the shell reader imports only for a command that needs it: a glob, `hookgate` named, a patch
 SHELL_ON_USE = {"glob", "shlex", "hookgate.formats.apply_patch"}
 SUBAGENT_CHECKS = {"hookgate.pipeline.subagent_stop", "hookgate.pipeline.reports", "hookgate.pipeline.report_checks",

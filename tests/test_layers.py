@@ -27,7 +27,7 @@ PACKAGES = {"hookgate": ROOT / "core" / "hookgate",
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__", "runtimes", "errors", "private", "waits", "startup", "digest", "environ"),  # import-free: the hook path's first modules
     ("store",),                                # the .hookgate/ files, locked appends
-    ("model", "paths", "formats", "lifecycle", "recording"),  # canonical events and verdicts; what hookgate reads; what a session log keeps of them
+    ("model", "paths", "shellwords", "formats", "lifecycle", "recording"),  # canonical events and verdicts; what hookgate reads; what a session log keeps of them
     ("config",),                               # the checked config
     ("engine",),                               # gates, the call loop, deadlines
     ("pipeline", "commandhooks", "python_hooks", "effect"),  # the gate packs

@@ -30,6 +30,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
+from ..paths import anchor_names, below
+
 CLASS = "runtime_scripts"  # the path class of the config filled here
 # the variables the runtimes set to the project's root for a command
 PROJECT_VARIABLES = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")
@@ -47,11 +49,8 @@ SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 # key the effect check stores its readings under, the same in every process)
 COMMAND_KEYS = ("command", "notify", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper")
 # expressions, compiled on their first use (re's own cache): only a config cache miss reads commands
-_PYTHON = r"python[0-9.]*"
-_SHELL_SCRIPT_FLAG = r"-[a-zA-Z]*c"  # sh -c, bash -lc, -ec, ...
 _VARIABLE = r"\$(?:\{(\w+)\}|(\w+))"
 _WILDCARDS = r"([*?\[])"
-_ASSIGNMENT = r"[A-Za-z_][A-Za-z0-9_]*="
 _MAX_DEPTH = 3  # sh -c 'sh -c "..."'
 # hookgate's own handlers, as its installs write them: `.../hookgate hook claude --event X`, and
 # `sh -c '"$@" hook codex --event X; ...' hookgate .../hookgate` (installers/fail_closed.py);
@@ -69,8 +68,7 @@ def settings_files(patterns: Iterable[str], root: Path, env: Mapping[str, str] =
 
 @lru_cache(maxsize=64)
 def _variables(patterns: tuple[str, ...]) -> tuple[str, ...]:
-    heads = (pattern.partition("/")[0] for pattern in patterns)
-    return tuple(dict.fromkeys("HOME" if head == "~" else head[1:] for head in heads if head[:1] in ("~", "$")))
+    return tuple(dict.fromkeys(name for pattern in patterns for name in anchor_names(pattern)))
 
 
 @lru_cache(maxsize=64)
@@ -82,7 +80,7 @@ def _files(patterns: tuple[str, ...], root: str, values: tuple[str | None, ...])
         if head[:1] not in ("~", "$"):
             files.append(Path(root, pattern))
             continue
-        base = places.get("HOME" if head == "~" else head[1:]) or ""
+        base = places.get(anchor_names(pattern)[0]) or ""
         if base.startswith("/"):
             files.append(Path(base, rest))
     return tuple(dict.fromkeys(files))
@@ -92,13 +90,14 @@ def script_patterns(files: Iterable[Path], root: Path, env: Mapping[str, str] = 
     """The scripts the commands of `files` run, as patterns of the path rules: `/rel` for a file of
     the project, `~/rel` for one of the home. A file that cannot be read names none (the runtime
     cannot read it either)."""
-    home = (env.get("HOME") or "").rstrip("/")
+    project, home = str(root).rstrip("/") + "/", (env.get("HOME") or "").rstrip("/")
+    home = home and home + "/"
     found: dict[str, None] = {}
     for file in files:
-        for words in _commands(_read(file)):
-            if not re.search(_OWN_HANDLER, " ".join(words)):
-                for script in _scripts(words, str(root), str(root), home):
-                    found[_pattern(script, str(root), home)] = None
+        for command in _commands(_read(file)):
+            simples = [command] if isinstance(command, list) else _simple_commands(command)
+            if not re.search(_OWN_HANDLER, " ".join(word for simple in simples for word in simple)):
+                found.update(dict.fromkeys(_scripts(simples, project, project, home)))
     return list(found)
 
 
@@ -114,13 +113,19 @@ def _read(file: Path) -> object:
         return None
 
 
-def _commands(node: object) -> Iterator[list[str]]:
-    """The commands of a settings document, each as its words (the shell's, for a command line)."""
+def _simple_commands(command: str) -> list[list[str]]:
+    from ..shellwords import simple_commands  # where there is a command to read (a cache miss)
+
+    return list(simple_commands(command))
+
+
+def _commands(node: object) -> Iterator[str | list[str]]:
+    """The commands of a settings document: a command line, or the words of an argv."""
     if isinstance(node, dict):
         for key in filter(node.__contains__, COMMAND_KEYS):
             command, args = node[key], node.get("args") if key == "command" else None
             if isinstance(command, str):
-                yield [command, *map(str, args)] if isinstance(args, list) else _words(command)
+                yield [command, *map(str, args)] if isinstance(args, list) else command
             elif isinstance(command, list) and command and all(isinstance(word, str) for word in command):
                 yield list(command)
         children: Iterable[Any] = node.values()
@@ -132,61 +137,46 @@ def _commands(node: object) -> Iterator[list[str]]:
         yield from _commands(child)
 
 
-def _words(command: str) -> list[str]:
-    """The shell words of `command`, `;`, `&`, `|` and parentheses apart from them."""
-    import shlex
-
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        return list(lexer)
-    except ValueError:  # an unclosed quote: the runtime's shell would refuse it; read it by whitespace
-        return command.split()
+# `root` and `home` below end in "/" (`home` is "" when HOME is not set): a script is protected
+# where it lands in either, as `/rel` or `~/rel`
 
 
-def _scripts(words: list[str], cwd: str, root: str, home: str, depth: int = 0) -> Iterator[str]:
-    """The paths of the project and the home that the simple commands of `words` run, `cwd`
-    following their `cd`s."""
-    simple: list[str] = []
-    for word in [*words, ";"]:
-        if not _separator(word):
-            simple.append(word)
-            continue
-        if simple[:1] == ["cd"] and len(simple) > 1:
-            cwd = _landing(simple[1], cwd, root, home) or cwd
-        elif simple:
-            yield from _runs(simple, cwd, root, home, depth)
-        simple = []
+def _scripts(simples: Iterable[list[str]], cwd: str, root: str, home: str, depth: int = 0) -> Iterator[str]:
+    """The patterns of what the simple commands `simples` run, `cwd` following their `cd`s."""
+    for words in simples:
+        if words[:1] == ["cd"] and len(words) > 1:
+            cwd = _landing(words[1], cwd, root, home) or cwd
+        else:
+            yield from _runs(words, cwd, root, home, depth)
 
 
 def _runs(words: list[str], cwd: str, root: str, home: str, depth: int) -> Iterator[str]:
     """What one simple command runs: its program when a path names it, the script its interpreter
     is given, the command a launcher or `sh -c` runs."""
+    from ..shellwords import ASSIGNMENT, PYTHON, SCRIPT_FLAG, launcher_argument
+
     i = 0
-    while i < len(words) and re.match(_ASSIGNMENT, words[i]):
+    while i < len(words) and ASSIGNMENT.match(words[i]):
         i += 1
     if i == len(words):
         return
-    program = _landing(words[i], cwd, root, home) if "/" in words[i] else None
-    if program:
-        yield from _kept(program, root, home)
+    if "/" in words[i]:
+        yield from _patterns(_landing(words[i], cwd, root, home), root, home)
     name = os.path.basename(words[i])
     rest = words[i + 1:]
     if depth < _MAX_DEPTH and name == "eval":
-        yield from _scripts(_words(" ".join(rest)), cwd, root, home, depth + 1)
+        yield from _scripts(_simple_commands(" ".join(rest)), cwd, root, home, depth + 1)
         return
     if depth < _MAX_DEPTH and name in SHELLS:
         for before, word in zip(["", *rest], rest):
-            if re.fullmatch(_SHELL_SCRIPT_FLAG, before):
-                yield from _scripts(_words(word), cwd, root, home, depth + 1)  # sh -c STRING
+            if SCRIPT_FLAG.fullmatch(before):
+                yield from _scripts(_simple_commands(word), cwd, root, home, depth + 1)  # sh -c STRING
                 return
     if name in LAUNCHERS:
-        while rest and (rest[0].startswith("-") or re.match(_ASSIGNMENT, rest[0]) or rest[0].rstrip("smhd").isdigit()
-                        or rest[0] in LAUNCHERS):
+        while rest and (launcher_argument(rest[0]) or rest[0] in LAUNCHERS):
             rest = rest[1:]
         yield from _runs(rest, cwd, root, home, depth)
-    elif name in INTERPRETERS or re.fullmatch(_PYTHON, name):
+    elif name in INTERPRETERS or PYTHON.fullmatch(name):
         yield from _script_given(rest, cwd, root, home)
 
 
@@ -198,14 +188,14 @@ def _script_given(words: list[str], cwd: str, root: str, home: str) -> Iterator[
         if before == "-m":
             module = word.replace(".", "/")
             for name in (module + ".py", module + "/__main__.py"):
-                yield from _kept(_landing(name, cwd, root, home), root, home)
+                yield from _patterns(_landing(name, cwd, root, home), root, home)
             return
         if before == "-c" or word == "-":
             return
         if word.startswith("-"):
             continue
         path = _landing(word, cwd, root, home)
-        yield from _kept(path, root, home)
+        yield from _patterns(path, root, home)
         if path and os.path.isfile(path):
             return
 
@@ -215,33 +205,22 @@ def _landing(word: str, cwd: str, root: str, home: str) -> str | None:
     them; None for a word another variable makes unknown here."""
     def value(match: re.Match[str]) -> str:
         name = match.group(1) or match.group(2)
-        return root if name in PROJECT_VARIABLES else home if name == "HOME" and home else "\0"
+        return root[:-1] if name in PROJECT_VARIABLES else home[:-1] if name == "HOME" and home else "\0"
 
     word = re.sub(_VARIABLE, value, word)
     if word == "~" or word.startswith("~/"):
-        word = home + word[1:] if home else "\0"
+        word = home[:-1] + word[1:] if home else "\0"
     return None if "\0" in word or not word else os.path.normpath(os.path.join(cwd, word))
 
 
-def _kept(path: str | None, root: str, home: str) -> Iterator[str]:
-    """`path` and where it resolves to, those in the project or the home."""
+def _patterns(path: str | None, root: str, home: str) -> Iterator[str]:
+    """The patterns that name `path` alone, and where it resolves to, in the project or the home
+    (the first of them that holds it; wildcard characters taken literally)."""
     if path is None:
         return
     for place in dict.fromkeys((path, os.path.realpath(path))):
-        if _inside(place, root) or (home and _inside(place, home)):
-            yield place
-
-
-def _separator(word: str) -> bool:
-    return bool(word) and set(word) <= set(";&|()")
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path.startswith(folder.rstrip("/") + "/")
-
-
-def _pattern(path: str, root: str, home: str) -> str:
-    """A rule's pattern that names `path` alone, its wildcard characters taken literally."""
-    project = root.rstrip("/")
-    rel, anchor = (path[len(project) + 1:], "/") if _inside(path, project) else (path[len(home) + 1:], "~/")
-    return anchor + re.sub(_WILDCARDS, r"[\1]", rel)
+        for folder, anchor in ((root, "/"), (home, "~/")):
+            rel = below(place, folder) if folder else None
+            if rel is not None and rel != ".":
+                yield anchor + re.sub(_WILDCARDS, r"[\1]", rel)
+                break

@@ -16,19 +16,16 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Iterable, Iterator
+from typing import Iterator
 
 from ..engine.context import Context
 from ..model.events import Event
 from ..model.verdicts import Block, Verdict
+from ..shellwords import PYTHON, SCRIPT_FLAG, launcher_argument, simple_commands
 
-_SEPARATORS = frozenset({";", "&", "|", "&&", "||", "(", ")", ";;", "|&"})
 _LAUNCHERS = frozenset({"sudo", "env", "nohup", "command", "exec", "builtin", "time", "nice", "timeout", "stdbuf",
                         "xargs", "uvx", "pipx", "run", "uv", "tool", "npx", "doas", "setsid", "chronic",
                         "sh", "bash", "zsh", "dash", "ksh", "eval"})
-_PYTHON = re.compile(r"python[0-9.]*")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_SCRIPT_FLAG = re.compile(r"-[a-zA-Z]*c")  # sh -c, bash -lc, -ec, ...
 _MODULES = frozenset({"hookgate", "hookgate.__main__", "hookgate.cli"})
 _MAX_DEPTH = 4
 # the executable looked up where it runs: "$(command -v hookgate)", `which hookgate`
@@ -58,7 +55,7 @@ def hookgate_runs(command: str, depth: int = 0) -> Iterator[list[str]]:
 
 def _runs_in(words: list[str], depth: int) -> Iterator[list[str]]:
     for i, word in enumerate(words):
-        if depth < _MAX_DEPTH and i > 0 and (_SCRIPT_FLAG.fullmatch(words[i - 1]) or _name(words[0]) == "eval"):
+        if depth < _MAX_DEPTH and i > 0 and (SCRIPT_FLAG.fullmatch(words[i - 1]) or _name(words[0]) == "eval"):
             yield from hookgate_runs(word, depth + 1)  # a shell's -c STRING, eval's words
         if _is_hookgate(words, i):
             yield words[i + 1:]
@@ -78,32 +75,12 @@ def _launcher(words: list[str], i: int) -> bool:
     """Whether words[i] only starts what follows it (a wrapper, its option or value, a variable)."""
     word = words[i]
     name = _name(word)
-    return (name in _LAUNCHERS or bool(_PYTHON.fullmatch(name)) or word.startswith("-")
-            or bool(_ASSIGNMENT.match(word)) or word.rstrip("smhd").isdigit())
+    return name in _LAUNCHERS or bool(PYTHON.fullmatch(name)) or launcher_argument(word)
 
 
 def _name(word: str) -> str:
     return os.path.basename(word.strip("\"'"))
 
 
-def _simple_commands(command: str) -> Iterable[list[str]]:
-    import shlex  # on use: only a command that names hookgate is read
-
-    command = _LOOKUP.sub("hookgate", command).replace("\n", ";")
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        tokens = list(lexer)
-    except ValueError:  # an unclosed quote: the shell would refuse it; read it by whitespace alone
-        tokens = command.split()
-    words: list[str] = []
-    for token in tokens:
-        if token in _SEPARATORS or set(token) <= set(";&|()"):
-            if words:
-                yield words
-            words = []
-        else:
-            words.append(token)
-    if words:
-        yield words
+def _simple_commands(command: str) -> Iterator[list[str]]:
+    return simple_commands(_LOOKUP.sub("hookgate", command))
