@@ -46,6 +46,7 @@ COMMANDS = [
     "FOO=1 timeout 5 ./tools/check.sh",
     "cd tools && bash b.sh; eval 'python3 c.py'",
     "cat scripts/never.sh | grep -c x",
+    "./tools/check.sh\nscripts/run.sh",  # two lines: two commands
     # published: agents that rewrote the guard a hook runs from a folder of its own (worca-cc #185),
     # a hook that runs its script only once the script exists (apache/magpie #786), a guard kept in
     # the home's hooks folder (ysa #13)
@@ -122,7 +123,7 @@ def test_the_scripts_a_hook_command_runs_are_the_ones_protected(corpus: tuple[Pa
     with capsys.disabled():
         print(f"\nruntime scripts corpus: {len(COMMANDS)} commands, {runs} running a script of it; "
               f"misses {len(misses)}, scripts protected that did not run {len(extra)}")
-    assert runs == 21  # the ground truth itself: bash ran a corpus script for each command that names one
+    assert runs == 22  # the ground truth itself: bash ran a corpus script for each command that names one
     assert misses == {}
     assert extra == {}
     # and one it names that is missing yet: it would run once an agent made it
