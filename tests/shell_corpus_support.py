@@ -42,6 +42,8 @@ BIG_COMMAND_CHARS = 105_000    # over the reader's limit, under what `bash -c` a
 # git's bookkeeping; the files hookgate itself writes on every call (its records, the effect
 # check's store, which session owns the role): none of them is the command's doing
 SKIPPED = (".git/", ".hookgate/sessions/", ".hookgate/metrics.jsonl/", ".hookgate/effect/", ".hookgate/role_owner.json/")
+# but what git runs by itself: the programs its config names (core.fsmonitor, diff.external) and its hooks
+GIT_PROGRAMS = (".git/config/", ".git/config.worktree/", ".git/hooks/")
 
 # What each actor may not write, as the godot preset says (kept here, independent of hookgate's
 # matcher, so the ground truth does not come from the code under test).
@@ -50,6 +52,8 @@ PLANNING_DOCS = ("plan.md", "structure.md", "style.md", "assets.md", "gap.md", "
 
 def protected(actor: str, rel: str) -> bool:
     rel = rel.lower()
+    if _git_program(rel):
+        return True  # for every agent: git runs them on its own, at any later git command
     name = rel.rsplit("/", 1)[-1]
     in_e2e = rel.startswith("e2e/") or "/e2e/" in rel
     if actor == "lead":
@@ -217,6 +221,15 @@ def fresh_copy(template: Path, dest: Path) -> Path:
     return dest
 
 
+def _git_program(rel: str) -> bool:
+    return any((rel + "/").startswith(p) for p in GIT_PROGRAMS)
+
+
+def _skipped(rel: str) -> bool:
+    return any((rel + "/").startswith(s) for s in SKIPPED) and not (
+        _git_program(rel) or any(p.startswith(rel + "/") for p in GIT_PROGRAMS))
+
+
 def snapshot(project: Path) -> dict[str, tuple[Any, ...]]:
     """Every file, link, folder and special file of the project: content hash and mode, link target,
     folder mode, the special file's type and mode."""
@@ -225,7 +238,7 @@ def snapshot(project: Path) -> dict[str, tuple[Any, ...]]:
         rel_folder = os.path.relpath(folder, project)
         for name in dirs + files:
             rel = os.path.normpath(os.path.join(rel_folder, name))
-            if any((rel + "/").startswith(s) for s in SKIPPED):
+            if _skipped(rel) or rel == ".git":
                 continue
             path = os.path.join(folder, name)
             info = os.lstat(path)
@@ -239,8 +252,7 @@ def snapshot(project: Path) -> dict[str, tuple[Any, ...]]:
                 with open(path, "rb") as f:
                     digest = hashlib.sha1(f.read()).hexdigest()
                 state[rel] = ("file", digest, stat.S_IMODE(info.st_mode))
-        dirs[:] = [d for d in dirs if not any((os.path.normpath(os.path.join(rel_folder, d)) + "/").startswith(s)
-                                              for s in SKIPPED)]
+        dirs[:] = [d for d in dirs if not _skipped(os.path.normpath(os.path.join(rel_folder, d)))]
     return state
 
 

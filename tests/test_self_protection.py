@@ -20,6 +20,7 @@ REGISTRATION = "hookgate's runtime registration"
 POLICY = "hookgate's policy and install"
 COMMAND = "changes hookgate's own registration"
 EXTENSION = "What the runtime runs by itself"
+GIT = "What git runs by itself"
 
 
 @pytest.fixture
@@ -83,6 +84,8 @@ PROTECTED_FILES = [
     (".claude/commands/tune.md", EXTENSION), (".claude/hooks/format.sh", EXTENSION), (".mcp.json", EXTENSION), ("{home}/.claude/skills/t/SKILL.md", EXTENSION),
     ("{home}/.claude.json", EXTENSION),  # Claude Code's user- and local-scope MCP servers
     (".opencode/plugin/other.js", EXTENSION), (".opencode/plugins/other.ts", EXTENSION), ("opencode.json", EXTENSION),
+    # the programs git's config names (core.fsmonitor runs on a `git status`) and its hooks
+    (".git/config", GIT), (".git/hooks/pre-commit", GIT), ("vendor/lib/.git/config", GIT), ("{home}/.gitconfig", GIT),
 ]
 
 
@@ -115,6 +118,9 @@ SHELL_FORMS = [
     (f"bash -c '{HOOKGATE} uninstall codex --project .'", ".codex/hooks.json", COMMAND),
     (f"PATH={Path(HOOKGATE).parent}:$PATH; hookgate uninstall opencode --project .", ".opencode/plugin/hookgate.js", COMMAND),
     (f"{Path(HOOKGATE).with_name('python')} -m hookgate uninstall claude --project .", ".claude/settings.json", COMMAND),
+    ("git init -q && git config core.fsmonitor 'rm -f PLAN.md'", ".git/config", GIT),
+    ("git init -q && git -C .codex config alias.st '!rm -f PLAN.md'", ".git/config", GIT),
+    ("git init -q && cp /dev/null .git/hooks/post-checkout", ".git/hooks/post-checkout", GIT),
 ]
 
 
@@ -137,7 +143,20 @@ def test_shell_forms_that_change_hookgates_own_files_are_refused(root: Path, hom
     assert ((root / changed).read_bytes() if (root / changed).exists() else None) == before
 
 
+def test_setting_a_program_in_the_users_git_config_is_refused(root: Path, home: Path, tmp_path: Path) -> None:
+    command = "git config --global core.fsmonitor 'rm -f PLAN.md'"
+    copy = tmp_path / "home-copy"
+    shutil.copytree(home, copy)
+    subprocess.run(["bash", "-c", command], cwd=root, env={**os.environ, "HOME": str(copy)}, check=True)
+    assert "fsmonitor" in (copy / ".gitconfig").read_text()  # ground truth: it is the user's config git writes
+    for runtime in ("claude", "codex"):
+        refused, reason = pre(root, home, "Bash", runtime=runtime, command=command)
+        assert refused and GIT in reason and ".gitconfig" in reason, (runtime, reason)
+    assert not (home / ".gitconfig").exists()
+
+
 HARMLESS = [
+    "git config --get user.name", "git config -l", "git status --short", "git config --file build/x.cfg a.b c",
     "cat .claude/settings.json", "grep -n hookgate .codex/hooks.json", "echo hookgate uninstall",
     "grep -rn 'hookgate uninstall' README.md", "hookgate role show", "hookgate doctor",
     "git commit -m 'document hookgate install'", "ls .hookgate/policies", "cp .hookgate/config.toml /tmp/cfg.bak",

@@ -135,6 +135,20 @@ GIT_READS = frozenset({
     "diff-tree", "diff-files", "diff-index", "ls-remote", "verify-commit", "bisect", "init",
 })
 GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
+# the environment through which git runs a program, or reads a config, its caller chose: a config
+# can name programs git runs on its own (core.fsmonitor on `git status`, diff.external on `git diff`)
+GIT_PROGRAM_VARIABLES = frozenset({
+    "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+    "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+    "GIT_PAGER", "GIT_EXEC_PATH", "GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_TEMPLATE_DIR",
+    "GIT_PROXY_COMMAND",
+})
+# `git config`: the options that only read, those that write, and those that take a value
+GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color",
+                              "--get-colorbool", "--list", "-l"})
+GIT_CONFIG_WRITES = frozenset({"--unset", "--unset-all", "--replace-all", "--add", "--rename-section",
+                               "--remove-section", "--edit", "-e"})
+GIT_CONFIG_VALUES = frozenset({"-f", "--file", "--blob", "--type", "-t", "--default", "--comment", "--value"})
 # script(1)'s options with a value: the command it runs, the logs it writes, the rest
 SCRIPT_OPTIONS = {"-c": "command", "--command": "command", "-T": "log", "--log-timing": "log", "-I": "log",
                   "--log-in": "log", "-O": "log", "--log-out": "log", "-B": "log", "--log-io": "log",
@@ -547,13 +561,21 @@ def _hookgate(name: str, args: list[Word], call: "Call") -> None:
 
 
 def _git(name: str, args: list[Word], call: "Call") -> None:
+    chosen = sorted(GIT_PROGRAM_VARIABLES & call.child.vars.keys())
+    if chosen:
+        call.unknown(f"what git runs with {chosen[0]}")
+        return
     rest = list(args)
+    cwd: str | None = call.state.cwd
     while rest and rest[0].literal and rest[0].text.startswith("-"):
         option = rest.pop(0).text
-        if option in ("-c",) or option.startswith(("--work-tree", "--git-dir")):
+        if option in ("-c",) or option.startswith(("--work-tree", "--git-dir", "--config-env")):
             call.unknown(f"what git writes with {option}")
             return
-        if option in GIT_OPTIONS_WITH_VALUE and rest:
+        if option == "-C" and rest:
+            folder = rest.pop(0)
+            cwd = os.path.join(cwd, folder.text) if folder.literal and cwd is not None else None
+        elif option in GIT_OPTIONS_WITH_VALUE and rest:
             rest.pop(0)
     if not rest:
         return
@@ -561,9 +583,8 @@ def _git(name: str, args: list[Word], call: "Call") -> None:
     if not sub.literal:
         call.unknown(f"the git subcommand {sub.text}")
         return
-    if sub.text == "config":  # the repository's config, or the file --file names
-        for word in _option_values(rest[1:], frozenset({"-f", "--file"})):
-            call.target(word)
+    if sub.text == "config":
+        _git_config(rest[1:], cwd, call)
         return
     if sub.text in GIT_READS:
         if sub.text in ("branch", "tag", "remote", "notes") or not any(
@@ -577,6 +598,60 @@ def _git(name: str, args: list[Word], call: "Call") -> None:
             sub.text == "apply" and any(a.literal and a.text in reads for a in rest[1:])):
         return
     call.unknown(f"what `git {sub.text}` writes in the working tree")
+
+
+def _git_config(args: list[Word], cwd: str | None, call: "Call") -> None:
+    """`git config` that sets, unsets or edits writes a config file: the one --file names, the
+    user's (--global), or the repository's. Git runs programs some keys name, on its own."""
+    options: list[str] = []
+    operands: list[Word] = []
+    items = iter(args)
+    for arg in items:
+        if arg.literal and arg.text.startswith("-"):
+            options.append(arg.text.split("=", 1)[0])
+            if arg.text in GIT_CONFIG_VALUES:
+                next(items, None)
+        else:
+            operands.append(arg)
+    action = operands[0].text if operands and operands[0].literal else None
+    if action in ("get", "list") or GIT_CONFIG_READS & set(options):
+        return
+    if not (action in ("set", "unset", "rename-section", "remove-section", "edit") or len(operands) >= 2
+            or GIT_CONFIG_WRITES & set(options)):
+        return  # `git config KEY`: a read
+    if not any(option in ("-f", "--file") for option in options):
+        files = _git_config_files(options, cwd)
+        if files is None:
+            call.unknown("the config file `git config` writes")
+        for path in files or ():
+            call.target(Word(path, True))
+        return
+    for word in _option_values(args, frozenset({"-f", "--file"})):
+        call.target(word)
+
+
+def _git_config_files(options: list[str], cwd: str | None) -> list[str] | None:
+    """The config files `git config` with these options may write (None: not known before it runs)."""
+    if "--system" in options:
+        return []  # the system's, outside every project: not hookgate's to judge
+    if "--global" in options:
+        home = os.path.expanduser("~")
+        xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+        return [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+    if cwd is None:
+        return None
+    name = "config.worktree" if "--worktree" in options else "config"
+    folder = cwd
+    while True:  # the repository the command runs in: the first .git on the way up
+        dot_git = os.path.join(folder, ".git")
+        if os.path.isdir(dot_git):
+            return [os.path.join(dot_git, name)]
+        if os.path.exists(dot_git):
+            return None  # a worktree's or a submodule's .git file names its folder elsewhere
+        parent = os.path.dirname(folder)
+        if parent == folder:  # none yet: one the command makes first (`git init && git config ...`)
+            return [os.path.join(cwd, ".git", name)]
+        folder = parent
 
 
 def _tar(name: str, args: list[Word], call: "Call") -> None:
