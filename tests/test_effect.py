@@ -177,6 +177,18 @@ def test_git_rewriting_the_tree_is_put_back(project, command):
     assert state(project.root) == before
 
 
+def test_what_git_runs_by_itself_is_put_back_though_git_is_a_skipped_folder(project):
+    git(project.root, "init", "-q")
+    config = (project.root / ".git" / "config").read_bytes()
+    out = project.bash("d=.git; printf '[core]\\n\\tfsmonitor = rm -f PLAN.md\\n' >> $d/config; "
+                       "printf '#!/bin/sh\\n' > $d/hooks/post-checkout; echo x > $d/description")
+    assert out.post_blocked and "put back" in out.post_reason, out
+    assert (project.root / ".git" / "config").read_bytes() == config
+    assert not (project.root / ".git" / "hooks" / "post-checkout").exists()
+    # the rest of .git stays unscanned: git's own bookkeeping is none of the check's business
+    assert (project.root / ".git" / "description").read_text() == "x\n"
+
+
 def test_tar_extract_over_protected_files(project, tmp_path):
     evil = tmp_path / "evil"
     (evil / "src").mkdir(parents=True)

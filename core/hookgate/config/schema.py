@@ -174,6 +174,9 @@ class Effect(_Strict, frozen=True):
     tools: str = "Bash|NotebookEdit|Skill|apply_patch|mcp__.*"
     # folder names never scanned (their contents are neither watched nor put back)
     skip_dirs: list[str] = msgspec.field(default_factory=lambda: [".git", "node_modules", ".venv", "__pycache__"])
+    # project paths in a skipped folder that are scanned all the same: what git runs by itself
+    # (the programs its config names, its hooks) is a protected file like any other
+    skip_except: list[str] = msgspec.field(default_factory=lambda: [".git/config", ".git/config.worktree", ".git/hooks"])
     max_file_bytes: int = 16 * 1024 * 1024  # a larger protected file is watched, but no copy is kept
     max_blobs: int = 50_000  # kept copies before those nothing refers to are removed
     # how long a write hookgate allowed, or a running call, excuses changes when its after-event

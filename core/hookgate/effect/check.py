@@ -23,7 +23,7 @@ from . import ledger
 from .ledger import call_id
 from .protection import Agent, Protection, agent_of, protection_for
 from .store import Store, StoreError, store_for
-from .tree import Dir, File, Index, Reading, Skip, file_sig, protected_paths, read
+from .tree import Dir, File, Index, Reading, Skip, file_sig, protected_paths, read, skip_of
 
 if TYPE_CHECKING:
     from .feed import CoreFeed, Feed
@@ -53,26 +53,29 @@ def skip_for(ctx: Context) -> Skip:
                         for pattern in (layout.session_metrics, layout.session_state, layout.notices,
                                         layout.decisions, layout.lifetime_metrics, layout.role_owner)}))
     names = frozenset(ctx.config.effect.skip_dirs)
+    scanned = ctx.config.effect.skip_except
     feed = _own_feed(root) if ctx.config.effect.feed else None
     kept = _skips.get(root)
     if feed is not None and kept is not None and kept.own == own and kept.skip.names == names \
+            and kept.scanned == scanned \
             and feed.untouched(kept.token, kept.paths, kept.folders):
         return kept.skip
     token = feed.token() if feed is not None else ""  # before the first lookup: a change during it is touched after
     at = resolved(root).rstrip("/") + "/"
     landed = [resolved(path) for path in own]
     inside = [rel for rel in (below(path, at) for path in landed) if rel is not None]
-    skip = Skip(names, frozenset(rel for rel in inside if rel != "."))
+    skip = skip_of(names, frozenset(rel for rel in inside if rel != "."), scanned)
     if feed is not None and at == root + "/" and landed == list(own) and len(inside) == len(own):
         if len(_skips) >= MAX_SKIPS:
             _skips.clear()
         folders = frozenset({""} | {rel[:i] for rel in inside for i, c in enumerate(rel) if c == "/"})
-        _skips[root] = _Kept(own, skip, token, frozenset(inside) | folders, folders)
+        _skips[root] = _Kept(own, scanned, skip, token, frozenset(inside) | folders, folders)
     return skip
 
 
 class _Kept(NamedTuple):
     own: tuple[str, ...]
+    scanned: list[str]  # the config's skip_except
     skip: Skip
     token: str  # the feed's, taken before the answer was worked out
     paths: frozenset[str]  # project-relative: the own paths and every folder above them

@@ -56,6 +56,18 @@ class Index(msgspec.Struct):
 class Skip(msgspec.Struct, frozen=True):
     names: frozenset[str]  # folder names never scanned (.git)
     paths: frozenset[str]  # project-relative paths hookgate writes itself (its session logs, this store)
+    # a skipped folder -> its entries scanned all the same (".git" -> ".git/config", ".git/hooks")
+    within: dict[str, frozenset[str]] = {}
+
+
+def skip_of(names: frozenset[str], paths: frozenset[str], kept: list[str]) -> Skip:
+    """The Skip of folders named `names` and of `paths`, but for the `kept` paths in them."""
+    within: dict[str, set[str]] = {}
+    for path in kept:
+        parent = path.rpartition("/")[0]
+        if parent and parent.rpartition("/")[2] in names:
+            within.setdefault(parent, set()).add(path)
+    return Skip(names, paths, {folder: frozenset(entries) for folder, entries in within.items()})
 
 
 def file_sig(st: os.stat_result, now: int, digest: str = "") -> File:
@@ -75,16 +87,19 @@ def _join(rel: str, name: str) -> str:
 def _list(root: str, rel: str, st: os.stat_result, now: int, protection: "Protection", skip: Skip) -> Dir:
     files: list[str] = []
     dirs: list[str] = []
+    kept = skip.within.get(rel)  # a skipped folder: only what is scanned in it all the same
     try:
         with os.scandir(os.path.join(root, rel) if rel else root) as entries:
             for entry in entries:
                 child = _join(rel, entry.name)
+                if kept is not None and child not in kept:
+                    continue
                 try:
                     folder = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     continue
                 if folder:
-                    if entry.name not in skip.names and child not in skip.paths:
+                    if (entry.name not in skip.names or child in skip.within) and child not in skip.paths:
                         dirs.append(entry.name)
                 elif child not in skip.paths and protection.reason(child):
                     files.append(entry.name)
