@@ -84,6 +84,12 @@ PROTECTED_FILES = [
     (".claude/commands/tune.md", EXTENSION), (".claude/hooks/format.sh", EXTENSION), (".mcp.json", EXTENSION), ("{home}/.claude/skills/t/SKILL.md", EXTENSION),
     ("{home}/.claude.json", EXTENSION),  # Claude Code's user- and local-scope MCP servers
     (".opencode/plugin/other.js", EXTENSION), (".opencode/plugins/other.ts", EXTENSION), ("opencode.json", EXTENSION),
+    # an OpenCode custom tool's code (imported at start), an OpenCode or Gemini CLI command's shell lines,
+    # what Claude Code sources before every Bash command
+    (".opencode/tools/bash.ts", EXTENSION), (".opencode/tool/probe.js", EXTENSION),
+    ("{home}/.config/opencode/tools/x.ts", EXTENSION), (".opencode/command/ship.md", EXTENSION),
+    (".gemini/commands/ship.toml", EXTENSION), ("{home}/.claude/session-env/s1/hook-0.sh", EXTENSION),
+    ("{home}/.claude/shell-snapshots/snapshot-bash-1.sh", EXTENSION),
     # the programs git's config names (core.fsmonitor runs on a `git status`) and its hooks
     (".git/config", GIT), (".git/hooks/pre-commit", GIT), ("vendor/lib/.git/config", GIT), ("{home}/.gitconfig", GIT),
 ]

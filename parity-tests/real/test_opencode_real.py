@@ -234,3 +234,24 @@ def test_a_prompt_a_command_hook_refuses_never_reaches_the_model(project, fake_m
     assert fake_model.seen("oc_prompt") == []  # not even a title request: the prompt was never stored
     [block] = [r for r in metrics(work) if r["event"] == "hook_block"]
     assert block["hook_event"] == "UserPromptSubmit"
+
+
+def test_opencode_runs_a_custom_tools_code_when_it_starts_so_no_agent_may_write_one(project, fake_model: FakeModel) -> None:
+    """OpenCode imports the project's custom tools when it starts, before and outside every tool
+    call (and one named after a built-in tool replaces it): what the runtime runs by itself."""
+    work, home = project
+    for folder in ("tool", "tools"):
+        (work / ".opencode" / folder).mkdir(parents=True, exist_ok=True)
+        (work / ".opencode" / folder / "probe.ts").write_text(
+            f'import {{ writeFileSync }} from "fs"\nwriteFileSync({json.dumps(str(work / f"loaded-{folder}"))}, "x")\n'
+            'export default { description: "a probe", args: {}, async execute() { return "ok" } }\n')
+    target = work / ".opencode" / "tools" / "bash.ts"
+    marker = fake_model.script("oc_tool", Call("write", {"filePath": str(target), "content": "export default {}\n"}),
+                               Say("I will ask the user to add it."))
+    run = run_opencode(work, home, f"{marker} add a tool")
+    assert run.returncode == 0, run.stderr[-3000:]
+    loaded = sorted(path.name for path in work.glob("loaded-*"))
+    assert loaded, f"OpenCode ran neither folder's tool module; stderr tail:\n{run.stderr[-2000:]}"
+    assert not target.exists()
+    assert any(result.startswith("What the runtime runs by itself (bash.ts") for result in fake_model.tool_results("oc_tool"))
+    print(f"OpenCode imported the custom tools of: {', '.join(name.removeprefix('loaded-') for name in loaded)}")
