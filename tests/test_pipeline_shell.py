@@ -502,12 +502,37 @@ def test_targets_only_the_running_shell_knows_are_unknown(command):
     "node -e 'console.log(1)'", "perl -ne 'print' f", "awk '{print $1}' f", "awk '$1 > 3' f", "ls | xargs echo",
     "ls | xargs grep x", "find . -name '*.gd' -exec grep -l extends {} +", "bash -c 'ls'", "command -v git",
     "case $x in a) echo a;; esac", "for f in *.gd; do echo $f; done", "echo $HOME", "sed 's/a/b/' f",
-    "alias ll='ls -l'; ls", "hash ls; ls", "function f { ls; }; f", "git config user.name x", "cc -E x.c",
+    "alias ll='ls -l'; ls", "hash ls; ls", "function f { ls; }; f", "git config user.name", "git config --get user.name", "git config -l", "cc -E x.c",
     "sqlite3 --version", "shuf -n 3 f", "rustfmt --check a.rs", "gofmt -l a.go", "black --check a.py", "prettier a.md",
     "clang-format a.c", "gdformat --check a.gd", "yq .a c.yaml", "eslint a.js", "rename -n s/a/b/ x",
 ])
 def test_commands_that_only_read_are_neither_writes_nor_unknown(command):
     assert shell_writes(command, "/p") == ([], []), command
+
+
+@pytest.mark.parametrize("command, written", [
+    ("git config user.name x", "{repo}/.git/config"), ("git config --unset core.fsmonitor", "{repo}/.git/config"),
+    ("git config set core.hooksPath h", "{repo}/.git/config"), ("git -C sub config a.b c", "{repo}/.git/config"),
+    ("git config --worktree a.b c", "{repo}/.git/config.worktree"), ("git config --global a.b c", "{home}/.gitconfig"),
+    ("git config --file=build/x.cfg a.b c", "{repo}/build/x.cfg"), ("git config -e", "{repo}/.git/config"),
+])
+def test_git_config_that_sets_writes_the_config_file_git_writes(command, written, tmp_path, monkeypatch):
+    repo, home = tmp_path / "repo", tmp_path / "home"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    writes, unknown = shell_writes(command, str(repo))
+    assert unknown == [] and written.format(repo=repo, home=home) in [w.path for w in writes], (writes, unknown)
+
+
+@pytest.mark.parametrize("command", [
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=x git status",
+    "export GIT_EXTERNAL_DIFF=x; git diff", "GIT_DIR=/tmp/r git status", "git --config-env=core.pager=P log",
+    "git -c core.fsmonitor=x status",
+])
+def test_git_with_a_config_or_a_program_of_the_callers_choosing_is_unknown(command):
+    writes, unknown = shell_writes(command, "/p")
+    assert writes == [] and unknown, command
 
 
 def test_files_outside_the_project_are_not_judged_by_name(project):
