@@ -47,6 +47,7 @@ COMMANDS = [
     "cd tools && bash b.sh; eval 'python3 c.py'",
     "cat scripts/never.sh | grep -c x",
     "./tools/check.sh\nscripts/run.sh",  # two lines: two commands
+    "env -u LANG python3 scripts/lint.py", "timeout -s KILL 5 ./tools/check.sh",  # a launcher's option with a value
     # published: agents that rewrote the guard a hook runs from a folder of its own (worca-cc #185),
     # a hook that runs its script only once the script exists (apache/magpie #786), a guard kept in
     # the home's hooks folder (ysa #13)
@@ -123,7 +124,7 @@ def test_the_scripts_a_hook_command_runs_are_the_ones_protected(corpus: tuple[Pa
     with capsys.disabled():
         print(f"\nruntime scripts corpus: {len(COMMANDS)} commands, {runs} running a script of it; "
               f"misses {len(misses)}, scripts protected that did not run {len(extra)}")
-    assert runs == 22  # the ground truth itself: bash ran a corpus script for each command that names one
+    assert runs == 24  # the ground truth itself: bash ran a corpus script for each command that names one
     assert misses == {}
     assert extra == {}
     # and one it names that is missing yet: it would run once an agent made it

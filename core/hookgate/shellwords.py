@@ -15,6 +15,35 @@ PYTHON = re.compile(r"python[0-9.]*")
 SCRIPT_FLAG = re.compile(r"-[a-zA-Z]*c")  # sh -c, bash -lc, -ec, ...
 _OPERATORS = ";&|()"
 
+# a wrapper (a launcher) -> its options that take a value: the wrapped command follows them
+WRAPPERS: dict[str, frozenset[str]] = {
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group", "--chdir"}),
+    "doas": frozenset({"-u", "-C"}),
+    "env": frozenset({"-u", "-C", "--unset", "--chdir", "-S", "--split-string"}),
+    "nohup": frozenset(), "command": frozenset(), "builtin": frozenset(), "exec": frozenset({"-a"}), "coproc": frozenset(),
+    "time": frozenset({"-f", "-o", "--format", "--output"}), "nice": frozenset({"-n", "--adjustment"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}), "setsid": frozenset(), "ionice": frozenset({"-c", "-n", "-p"}),
+    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}), "chronic": frozenset(), "unbuffer": frozenset(),
+    "xvfb-run": frozenset({"-a", "-s", "-n", "--server-args", "--server-num"}), "catchsegv": frozenset(),
+    "flock": frozenset({"-w", "-E", "--timeout"}), "watch": frozenset({"-n", "-d", "--interval"}),
+    "ltrace": frozenset({"-o", "-e"}), "strace": frozenset({"-o", "-e", "-p", "-s"}),
+    # scheduling, limits, identity, namespaces: each runs the command that follows (a wrapper this
+    # reader did not know hid it, `setsid -f` and all)
+    "taskset": frozenset(), "chrt": frozenset({"-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"}),
+    "prlimit": frozenset({"-p", "--pid", "-o", "--output"}), "numactl": frozenset({"-C", "-N", "-m", "-p", "-i"}),
+    "cpulimit": frozenset({"-l", "--limit", "-p", "--pid", "-e", "--exe", "-c", "--cpu"}),
+    "unshare": frozenset({"-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd"}),
+    "setpriv": frozenset({"--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups", "--inh-caps",
+                          "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig"}),
+    "runuser": frozenset({"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w"}),
+    "su": frozenset({"-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w"}), "sg": frozenset(),
+    "setarch": frozenset(), "linux32": frozenset(), "linux64": frozenset(), "busybox": frozenset(),
+    "faketime": frozenset({"--date-prog"}), "fakeroot": frozenset({"-l", "-s", "-i"}), "pkexec": frozenset({"--user"}),
+    "torsocks": frozenset(), "proxychains": frozenset({"-f"}), "proxychains4": frozenset({"-f"}),
+    "trickle": frozenset({"-d", "-u", "-w", "-t", "-l", "-n"}), "valgrind": frozenset(), "firejail": frozenset(),
+    "dbus-run-session": frozenset(), "systemd-inhibit": frozenset(),
+}
+
 
 def launcher_argument(word: str) -> bool:
     """Whether `word`, after a launcher (`env`, `sudo`, `timeout`, ...), is one of its own words

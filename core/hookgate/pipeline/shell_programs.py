@@ -25,6 +25,7 @@ from itertools import takewhile
 from typing import TYPE_CHECKING, Callable
 
 from ..config.load import STATE_TOKEN as STATE_FOLDER
+from ..shellwords import WRAPPERS
 from .shell_lexer import Word
 
 if TYPE_CHECKING:
@@ -159,34 +160,6 @@ GIT_READ_FORMS = {"stash": frozenset({"list", "show"}), "apply": frozenset({"--c
                   "worktree": frozenset({"list"}), "submodule": frozenset({"status", "summary"})}
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"})
-# wrapper -> its options that take a value (the wrapped command follows)
-WRAPPERS: dict[str, frozenset[str]] = {
-    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group", "--chdir"}),
-    "doas": frozenset({"-u", "-C"}),
-    "env": frozenset({"-u", "-C", "--unset", "--chdir", "-S", "--split-string"}),
-    "nohup": frozenset(), "command": frozenset(), "builtin": frozenset(), "exec": frozenset({"-a"}), "coproc": frozenset(),
-    "time": frozenset({"-f", "-o", "--format", "--output"}), "nice": frozenset({"-n", "--adjustment"}),
-    "stdbuf": frozenset({"-i", "-o", "-e"}), "setsid": frozenset(), "ionice": frozenset({"-c", "-n", "-p"}),
-    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}), "chronic": frozenset(), "unbuffer": frozenset(),
-    "xvfb-run": frozenset({"-a", "-s", "-n", "--server-args", "--server-num"}), "catchsegv": frozenset(),
-    "flock": frozenset({"-w", "-E", "--timeout"}), "watch": frozenset({"-n", "-d", "--interval"}),
-    "ltrace": frozenset({"-o", "-e"}), "strace": frozenset({"-o", "-e", "-p", "-s"}),
-    # scheduling, limits, identity, namespaces: each runs the command that follows (a wrapper this
-    # reader did not know hid it, `setsid -f` and all)
-    "taskset": frozenset(), "chrt": frozenset({"-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"}),
-    "prlimit": frozenset({"-p", "--pid", "-o", "--output"}), "numactl": frozenset({"-C", "-N", "-m", "-p", "-i"}),
-    "cpulimit": frozenset({"-l", "--limit", "-p", "--pid", "-e", "--exe", "-c", "--cpu"}),
-    "unshare": frozenset({"-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd"}),
-    "setpriv": frozenset({"--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups", "--inh-caps",
-                          "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig"}),
-    "runuser": frozenset({"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w"}),
-    "su": frozenset({"-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w"}), "sg": frozenset(),
-    "setarch": frozenset(), "linux32": frozenset(), "linux64": frozenset(), "busybox": frozenset(),
-    "faketime": frozenset({"--date-prog"}), "fakeroot": frozenset({"-l", "-s", "-i"}), "pkexec": frozenset({"--user"}),
-    "torsocks": frozenset(), "proxychains": frozenset({"-f"}), "proxychains4": frozenset({"-f"}),
-    "trickle": frozenset({"-d", "-u", "-w", "-t", "-l", "-n"}), "valgrind": frozenset(), "firejail": frozenset(),
-    "dbus-run-session": frozenset(), "systemd-inhibit": frozenset(),
-}
 # wrapper -> the operands before the command it runs (a duration, a lock file, a CPU mask, ...)
 WRAPPER_OPERANDS: dict[str, int] = {"timeout": 1, "flock": 1, "taskset": 1, "chrt": 1, "sg": 1, "setarch": 1,
                                     "faketime": 1}
