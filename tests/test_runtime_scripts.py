@@ -17,6 +17,7 @@ import pytest
 from effect_support import Project
 from hookgate.config import cache
 from hookgate.config.runtime_scripts import script_patterns, settings_files
+from hookgate.formats.jsonc import plain
 from hookgate.rpc.reload import WatchSet
 from hookgate.store.project import Project as StoreProject
 
@@ -161,6 +162,33 @@ def test_an_mcp_servers_and_the_other_settings_commands_are_read(tmp_path: Path)
     files = [root / name for name in (".mcp.json", "opencode.json", "config.toml", "settings.json")]
     assert sorted(script_patterns(files, root, {"HOME": str(home)})) == [
         "/tools/db.js", "/tools/key.sh", "/tools/notify.py", "/tools/x.ts", "/tools/y", "~/bin/status.sh"]
+
+
+def test_opencode_jsonc_is_read_with_its_comments_and_trailing_commas(tmp_path: Path) -> None:
+    root, home = tmp_path / "game", tmp_path / "home"
+    root.mkdir()
+    (root / "opencode.jsonc").write_text("""{
+  // the project's own MCP servers
+  "$schema": "https://opencode.ai/config.json", /* a URL's // stays */
+  "mcp": {
+    "x": {"type": "local", "command": ["node", "tools/x.js", "--url=http://127.0.0.1/a,b"],},
+    "y": {"type": "remote", "url": "http://127.0.0.1/mcp"}, // no command
+  },
+}
+""")
+    # what OpenCode reads there: the same object as JSON's reader of the text without its comments
+    assert plain((root / "opencode.jsonc").read_bytes()).count(b"//") == 3
+    assert script_patterns([root / "opencode.jsonc"], root, {"HOME": str(home)}) == ["/tools/x.js"]
+
+
+@pytest.mark.parametrize("text, value", [
+    (b'{"a": 1, // c\n}', {"a": 1}), (b'[1, 2, /* c */ ]', [1, 2]), (b'{"a": "x, }"}', {"a": "x, }"}),
+    (b'{"a": "\\"//"}', {"a": '"//'}), (b'{"a": [1,\n\t],\n}', {"a": [1]}),
+])
+def test_jsonc_is_made_plain_json(text: bytes, value: object) -> None:
+    import msgspec
+
+    assert msgspec.json.decode(plain(text)) == value
 
 
 def test_settings_files_are_found_where_their_patterns_anchor(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """The scripts the runtimes run by themselves: the code a command of their settings runs (a hook,
 the status line, an MCP server), in the files of `[pipeline.protect].command_settings` (Claude
 Code's and Gemini CLI's settings.json, `.mcp.json`, Codex's hooks.json and config.toml,
-opencode.json, hookgate's own hooks.json).
+opencode.json and opencode.jsonc, hookgate's own hooks.json).
 
 A runtime runs those commands on its events or at its start, outside any tool call a gate judges,
 so an agent that rewrites a script one of them runs has its own code run past every rule. The
@@ -108,7 +108,13 @@ def _read(file: Path) -> object:
 
     try:
         data = locked.read(file)  # without blocking: the agent could put a FIFO in its place
-        return msgspec.toml.decode(data) if file.suffix == ".toml" else msgspec.json.decode(data or b"{}")
+        if file.suffix == ".toml":
+            return msgspec.toml.decode(data)
+        if file.suffix == ".jsonc":
+            from ..formats.jsonc import plain
+
+            data = plain(data)
+        return msgspec.json.decode(data or b"{}")
     except (OSError, locked.NotAFile, msgspec.DecodeError):
         return None
 
