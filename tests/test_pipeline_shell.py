@@ -528,11 +528,20 @@ def test_git_config_that_sets_writes_the_config_file_git_writes(command, written
 @pytest.mark.parametrize("command", [
     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=x git status",
     "export GIT_EXTERNAL_DIFF=x; git diff", "GIT_DIR=/tmp/r git status", "git --config-env=core.pager=P log",
-    "git -c core.fsmonitor=x status",
+    "git -c core.fsmonitor=x status", "LD_PRELOAD=/tmp/x.so ls", "env LD_AUDIT=/tmp/a.so cat x",
+    "PYTHONPATH=/tmp/p pytest -q", "NODE_OPTIONS='--require /tmp/x.js' npm ls", "PERL5OPT=-MEv perl -e 1",
+    'export "RUBYOPT=-r/tmp/x"; ruby -e 1', "x=PYTHONPATH; export $x=/tmp; python3 -c pass",
+    "declare -n r=GIT_DIR; r=/tmp; git status", "typeset -n r; ls", "BASH_ENV=/tmp/e.sh ./build.sh",
 ])
-def test_git_with_a_config_or_a_program_of_the_callers_choosing_is_unknown(command):
+def test_a_program_run_with_code_of_the_callers_choosing_is_unknown(command):
     writes, unknown = shell_writes(command, "/p")
     assert writes == [] and unknown, command
+
+
+@pytest.mark.parametrize("command", ["export FOO=1; ls", "declare -x A=1 B; echo $A", "GIT_AUTHOR_NAME=x git log",
+                                     "export -p", "FOO=$(echo 1) ls"])
+def test_an_ordinary_variable_is_not_code(command):
+    assert shell_writes(command, "/p") == ([], []), command
 
 
 def test_files_outside_the_project_are_not_judged_by_name(project):

@@ -379,6 +379,14 @@ class Reader:
                 found = _assignment(token)
                 if found:
                     state.vars[found[0]] = _value(found[1], state)
+                    continue
+                named = re.match(r"[A-Za-z_]\w*(?==|$)", token.text)
+                if named and "=" in token.text:  # `export "NAME=..."`: set, to what only the shell knows
+                    state.vars[named.group(0)] = None
+                elif re.fullmatch(r"-\w*n\w*", token.text) or not (named or token.text.startswith(("-", "+"))):
+                    # a nameref (`declare -n ref=NAME`), `export $name=...`: which variable they set
+                    # only the shell knows
+                    state.vars[shell_programs.UNNAMED] = None
             return True
         if name in ("read", "mapfile", "readarray", "unset", "getopts"):
             for arg in args:

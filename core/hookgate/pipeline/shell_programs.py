@@ -136,9 +136,16 @@ GIT_READS = frozenset({
     "diff-tree", "diff-files", "diff-index", "ls-remote", "verify-commit", "bisect", "init",
 })
 GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
-# the environment through which git runs a program, or reads a config, its caller chose: a config
-# can name programs git runs on its own (core.fsmonitor on `git status`, diff.external on `git diff`)
-GIT_PROGRAM_VARIABLES = frozenset({
+# the environment through which a caller has a program run code of its choosing: a library the
+# loader puts into every program, a script bash runs first, the modules and options an interpreter
+# starts with (a Python, Node, Perl or Ruby program: pytest, npm and the rest too), the config and
+# the programs git runs (core.fsmonitor on `git status`, diff.external on `git diff`). UNNAMED
+# stands for a variable whose name only the shell knows (`export $name=...`, a nameref).
+UNNAMED = ""
+CODE_VARIABLES = frozenset({
+    UNNAMED, "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "BASH_ENV",
+    "PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB",
+    "RUBYOPT", "RUBYLIB",
     "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
     "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
     "GIT_PAGER", "GIT_EXEC_PATH", "GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_TEMPLATE_DIR",
@@ -222,6 +229,9 @@ def program_writes(words: list[Word], call: "Call") -> None:
         call.unknown(f"the script {first.text}")
         return
     args = words[1:]
+    chosen = sorted(CODE_VARIABLES & call.child.vars.keys())
+    if chosen:  # and what it is seen to write besides: a target it names is refused by name
+        call.unknown(f"what `{name}` runs with {chosen[0] or 'a variable named only when the command runs'}")
     if name in DETACHERS:
         if _detaches(name, args, call):
             call.unknown(f"what `{name}` runs after the command returned")
@@ -382,9 +392,6 @@ def _script_option(words: list[Word], options: frozenset[str], operands: int, ta
 def _shell(name: str, args: list[Word], call: "Call") -> None:
     """sh -c STRING [NAME ARGS...], sh SCRIPT, sh reading its stdin. Options (also `+x`, `-o
     pipefail`) come before the operands; with -c the first operand is the script."""
-    if "BASH_ENV" in call.child.vars:  # a non-interactive bash first runs the script it names
-        named = call.child.vars["BASH_ENV"]
-        call.unknown(f"the script BASH_ENV names ({named[0] if named else 'known only when the command runs'})")
     index, command_mode, reads_stdin = 0, False, False
     while index < len(args):
         arg = args[index]
@@ -534,10 +541,6 @@ def _hookgate(name: str, args: list[Word], call: "Call") -> None:
 
 
 def _git(name: str, args: list[Word], call: "Call") -> None:
-    chosen = sorted(GIT_PROGRAM_VARIABLES & call.child.vars.keys())
-    if chosen:
-        call.unknown(f"what git runs with {chosen[0]}")
-        return
     rest = list(args)
     cwd: str | None = call.state.cwd
     while rest and rest[0].literal and rest[0].text.startswith("-"):
