@@ -301,3 +301,51 @@ def test_a_policy_file_behind_a_symlink_is_watched_by_watchfiles(tmp_path: Path)
         stop.set()
         thread.join(10)
     assert not thread.is_alive()
+
+
+@pytest.mark.parametrize("watcher", ["inotify", "watchfiles"])
+def test_the_watch_follows_the_settings_files_a_reloaded_config_names(tmp_path: Path, watcher: str,
+                                                                        monkeypatch: pytest.MonkeyPatch):
+    """A change of `[pipeline.protect] command_settings` names other runtime settings: once the
+    policy reloaded, the watch takes them, and a save of one reloads the policy again (their
+    commands' scripts are in the config), in a folder made only afterwards as well."""
+    import threading
+
+    from hookgate.rpc import reload
+    from hookgate.store import kept
+
+    if watcher == "watchfiles":
+        monkeypatch.setattr(kept, "new_store", lambda: None)
+    (tmp_path / ".hookgate").mkdir()
+    (tmp_path / "home").mkdir()
+    config, later = tmp_path / ".hookgate" / "config.toml", tmp_path / "later" / "settings.json"
+    named: list[Path] = []
+    targets = WatchSet(Project(tmp_path), tmp_path / "home", lambda: list(named))
+    reloads: list[int] = []
+
+    def on_change() -> None:  # as the core's reload: the config now names the later file
+        reloads.append(1)
+        named[:] = [later]
+
+    def reloaded(more_than: int) -> bool:
+        deadline = time.monotonic() + 10
+        while len(reloads) <= more_than and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return len(reloads) > more_than
+
+    stop, ready = threading.Event(), threading.Event()
+    thread = threading.Thread(target=reload.watch, args=(targets, on_change, stop, ready), daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(10)
+        config.write_text("preset = 'godot'\n")
+        assert reloaded(0) and later in targets.files
+        time.sleep(reload.DEBOUNCE_MS / 1000 + 0.3)  # the reload's burst is over
+        count = len(reloads)
+        later.parent.mkdir()
+        later.write_text('{"hooks": {}}\n')
+        assert reloaded(count)
+    finally:
+        stop.set()
+        thread.join(10)
+    assert not thread.is_alive()

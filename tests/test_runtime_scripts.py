@@ -276,7 +276,7 @@ def test_a_write_the_shell_gate_cannot_read_is_put_back_by_the_effect_check(proj
 
 def test_the_reload_watch_sees_a_registration_change(tmp_path: Path) -> None:
     settings = tmp_path / "game" / ".claude" / "settings.json"
-    targets = WatchSet(StoreProject(tmp_path / "game"), tmp_path / "home", [settings])
+    targets = WatchSet(StoreProject(tmp_path / "game"), tmp_path / "home", lambda: [settings])
     assert targets.matters(settings) and settings.parent in targets.dirs
 
 

@@ -42,9 +42,9 @@ def main(args: list[str]) -> int:
     if ns.project:
         env["HOOKGATE_PROJECT_DIR"] = str(ns.project.resolve())
     holder = PolicyHolder(lambda: load_policy(None, env), log)
-    project, protect = holder.policy.project, holder.policy.config.pipeline.protect
-    watch_set = None if ns.no_reload else WatchSet(
-        project, Path.home(), settings_files(protect.command_settings, project.root, env))
+    project = holder.policy.project
+    watch_set = None if ns.no_reload else WatchSet(project, Path.home(), lambda: settings_files(
+        holder.policy.config.pipeline.protect.command_settings, project.root, env))
     exporter = _telemetry(str(holder.policy.project.root), env, log)
     try:
         return Server(transport, holder, watch_set=watch_set, log=log).serve()

@@ -3,8 +3,9 @@
 Watched (the project files of DESIGN.md): `.hookgate/config.toml`, `current_role`,
 `stage_schemas.json`, `hooks.json`, `.hookgate/policies/*.py`, the user's
 `~/.hookgate/hooks.json`, and the runtimes' settings whose commands' scripts the config protects
-(config/runtime_scripts.py). A directory that does not exist yet is watched through its nearest
-existing parent, so creating `.hookgate/policies/` later is noticed too.
+(config/runtime_scripts.py), as the policy in force names them: taken again after each reload. A
+directory that does not exist yet is watched through its nearest existing parent, so creating
+`.hookgate/policies/` later is noticed too.
 
 A reload that fails keeps the last good policy. The error is logged and handed once to the next
 verdict's user message, so a typo shows where the user looks and never turns into a silent allow.
@@ -92,15 +93,26 @@ class PolicyHolder:
 class WatchSet:
     """The files a policy is made of, and the directories to watch to see them change."""
 
-    def __init__(self, project: Project, home: Path, settings: Iterable[Path] = ()) -> None:
-        """`settings`: the runtimes' settings whose commands' scripts the config protects (its
-        class `runtime_scripts`, config/runtime_scripts.py)."""
-        self.files = frozenset({
-            project.config_path, project.role_path, project.schemas_path, project.hooks_path,
-            home / ".hookgate" / "hooks.json", *settings,
-        })
+    def __init__(self, project: Project, home: Path, settings: Callable[[], Iterable[Path]] = tuple) -> None:
+        """`settings()`: the runtimes' settings whose commands' scripts the config protects (its
+        class `runtime_scripts`, config/runtime_scripts.py), as the policy in force names them."""
+        self._own = (project.config_path, project.role_path, project.schemas_path, project.hooks_path,
+                     home / ".hookgate" / "hooks.json")
+        self._settings = settings
         self.policy_dir = project.policy_dir
-        self.dirs = frozenset({*(path.parent for path in self.files), self.policy_dir})
+        self.files: frozenset[Path] = frozenset()
+        self.dirs: frozenset[Path] = frozenset()
+        self.refresh()
+
+    def refresh(self) -> bool:
+        """Take the settings files again, after a reload (the config names them); True when the
+        files to watch changed."""
+        files = frozenset({*self._own, *self._settings()})
+        if files == self.files:
+            return False
+        self.files = files
+        self.dirs = frozenset({*(path.parent for path in files), self.policy_dir})
+        return True
 
     def roots(self) -> frozenset[Path]:
         """Existing directories, watched non-recursively, that see every target change."""
@@ -159,6 +171,9 @@ def _watch_queued(store: Kept, targets: WatchSet, on_change: Callable[[], None],
         # watched again before the reload reads them: a file saved in between raises an event
         watching = _watch_targets(store, targets)
         on_change()
+        if watching and targets.refresh():  # the reloaded config names other settings files:
+            watching = _watch_targets(store, targets)  # read them once more, now that they are watched
+            on_change()
         if not watching:
             return False
     return True
@@ -197,3 +212,7 @@ def _watch_with_watchfiles(targets: WatchSet, on_change: Callable[[], None], sto
                 if moved:
                     break
                 on_change()
+                # the reloaded config names other settings files: read them once more, once watched
+                moved = targets.refresh() and targets.roots() != roots
+                if moved:
+                    break
