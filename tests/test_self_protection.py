@@ -121,6 +121,7 @@ SHELL_FORMS = [
     ("printf 'export const P = async () => ({})' > .opencode/plugin/other.js", ".opencode/plugin/other.js", EXTENSION),
     (f"{HOOKGATE} uninstall claude --project .", ".claude/settings.json", COMMAND),
     ("hookgate uninstall claude --project .", ".claude/settings.json", COMMAND),
+    ("env -u LANG hookgate uninstall claude --project .", ".claude/settings.json", COMMAND),
     (f"bash -c '{HOOKGATE} uninstall codex --project .'", ".codex/hooks.json", COMMAND),
     (f"PATH={Path(HOOKGATE).parent}:$PATH; hookgate uninstall opencode --project .", ".opencode/plugin/hookgate.js", COMMAND),
     (f"{Path(HOOKGATE).with_name('python')} -m hookgate uninstall claude --project .", ".claude/settings.json", COMMAND),
@@ -194,6 +195,10 @@ def test_protect_rules_come_before_a_roles_allow(root: Path, home: Path) -> None
 @pytest.mark.parametrize("command, runs", [
     ("hookgate uninstall claude", [["uninstall", "claude"]]),
     ("sudo env X=1 timeout 5 hookgate install codex --user", [["install", "codex", "--user"]]),
+    # a launcher's option with its value: `root`, `LANG` and `KILL` are no commands
+    ("sudo -u root hookgate uninstall claude", [["uninstall", "claude"]]),
+    ("env -u LANG hookgate uninstall codex --user", [["uninstall", "codex", "--user"]]),
+    ("timeout -s KILL 5 hookgate uninstall claude", [["uninstall", "claude"]]),
     ("\"$(command -v hookgate)\" uninstall claude", [["uninstall", "claude"]]),
     ("`which hookgate` uninstall claude", [["uninstall", "claude"]]),
     ("echo ok; python3 -m hookgate uninstall opencode", [["uninstall", "opencode"]]),

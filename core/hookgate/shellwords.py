@@ -45,6 +45,12 @@ WRAPPERS: dict[str, frozenset[str]] = {
 }
 
 
+def takes_value(launcher: str, option: str) -> bool:
+    """Whether `option` of `launcher` (`sudo -u`, `env -u`, `timeout -s`) takes the next word as
+    its value, which is then no command either."""
+    return option in WRAPPERS.get(launcher.rpartition("/")[2], ())
+
+
 def launcher_argument(word: str) -> bool:
     """Whether `word`, after a launcher (`env`, `sudo`, `timeout`, ...), is one of its own words
     rather than the command it starts: an option, an assignment, a duration (`timeout 5s`)."""

@@ -159,7 +159,7 @@ def _scripts(simples: Iterable[list[str]], cwd: str, root: str, home: str, depth
 def _runs(words: list[str], cwd: str, root: str, home: str, depth: int) -> Iterator[str]:
     """What one simple command runs: its program when a path names it, the script its interpreter
     is given, the command a launcher or `sh -c` runs."""
-    from ..shellwords import ASSIGNMENT, PYTHON, SCRIPT_FLAG, WRAPPERS, launcher_argument
+    from ..shellwords import ASSIGNMENT, PYTHON, SCRIPT_FLAG, launcher_argument, takes_value
 
     i = 0
     while i < len(words) and ASSIGNMENT.match(words[i]):
@@ -179,9 +179,8 @@ def _runs(words: list[str], cwd: str, root: str, home: str, depth: int) -> Itera
                 yield from _scripts(_simple_commands(word), cwd, root, home, depth + 1)  # sh -c STRING
                 return
     if name in LAUNCHERS:
-        with_value = WRAPPERS.get(name, frozenset())
         while rest and (launcher_argument(rest[0]) or rest[0] in LAUNCHERS):
-            rest = rest[2:] if rest[0] in with_value else rest[1:]  # `sudo -u bob`: its value too
+            rest = rest[2:] if takes_value(name, rest[0]) else rest[1:]  # `sudo -u bob`: its value too
         yield from _runs(rest, cwd, root, home, depth)
     elif name in INTERPRETERS or PYTHON.fullmatch(name):
         yield from _script_given(rest, cwd, root, home)

@@ -21,7 +21,7 @@ from typing import Iterator
 from ..engine.context import Context
 from ..model.events import Event
 from ..model.verdicts import Block, Verdict
-from ..shellwords import PYTHON, SCRIPT_FLAG, launcher_argument, simple_commands
+from ..shellwords import PYTHON, SCRIPT_FLAG, launcher_argument, simple_commands, takes_value
 
 _LAUNCHERS = frozenset({"sudo", "env", "nohup", "command", "exec", "builtin", "time", "nice", "timeout", "stdbuf",
                         "xargs", "uvx", "pipx", "run", "uv", "tool", "npx", "doas", "setsid", "chronic",
@@ -75,7 +75,9 @@ def _launcher(words: list[str], i: int) -> bool:
     """Whether words[i] only starts what follows it (a wrapper, its option or value, a variable)."""
     word = words[i]
     name = _name(word)
-    return name in _LAUNCHERS or bool(PYTHON.fullmatch(name)) or launcher_argument(word)
+    return name in _LAUNCHERS or bool(PYTHON.fullmatch(name)) or launcher_argument(word) or (
+        i > 1 and takes_value(next((_name(w) for w in reversed(words[:i - 1]) if _name(w) in _LAUNCHERS), ""),
+                              words[i - 1]))  # `sudo -u root`: the option's value
 
 
 def _name(word: str) -> str:
