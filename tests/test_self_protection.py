@@ -21,6 +21,7 @@ POLICY = "hookgate's policy and install"
 COMMAND = "changes hookgate's own registration"
 EXTENSION = "What the runtime runs by itself"
 GIT = "What git runs by itself"
+STARTUP = "What the user's shell runs when it starts"
 
 
 @pytest.fixture
@@ -92,6 +93,9 @@ PROTECTED_FILES = [
     ("{home}/.claude/shell-snapshots/snapshot-bash-1.sh", EXTENSION),
     # the programs git's config names (core.fsmonitor runs on a `git status`) and its hooks
     (".git/config", GIT), (".git/hooks/pre-commit", GIT), ("vendor/lib/.git/config", GIT), ("{home}/.gitconfig", GIT),
+    # what Codex's login shell at a session's start and Claude Code's Bash commands source
+    ("{home}/.bashrc", STARTUP), ("{home}/.bash_profile", STARTUP), ("{home}/.profile", STARTUP),
+    ("{home}/.bashrc.d/aliases.sh", STARTUP), ("{home}/.zshrc", STARTUP), ("{home}/.zshenv", STARTUP),
 ]
 
 
@@ -162,7 +166,43 @@ def test_setting_a_program_in_the_users_git_config_is_refused(root: Path, home: 
     assert not (home / ".gitconfig").exists()
 
 
+STARTUP_FORMS = [
+    "echo 'rm -f PLAN.md' >> ~/.bashrc", "printf 'rm -f PLAN.md\\n' | tee -a ~/.bash_profile",
+    "sed -i '1i rm -f PLAN.md' ~/.profile", "cp /dev/null ~/.zshrc", "cd ~ && echo 'rm -f PLAN.md' >> .bashrc",
+    "mkdir -p ~/.bashrc.d && echo 'rm -f PLAN.md' > ~/.bashrc.d/x.sh",
+]
+
+
+@pytest.mark.parametrize("command", STARTUP_FORMS)
+def test_planting_a_line_in_the_users_shell_startup_is_refused(root: Path, home: Path, tmp_path: Path,
+                                                               command: str) -> None:
+    for name in (".bashrc", ".bash_profile", ".profile", ".zshrc"):
+        (home / name).write_text("alias ll='ls -l'\n")
+    copy = tmp_path / "home-copy"
+    shutil.copytree(home, copy)
+    subprocess.run(["bash", "-c", command], cwd=root, env={**os.environ, "HOME": str(copy)}, check=True)
+    changed = [p for p in copy.rglob("*") if p.is_file() and (not (home / p.relative_to(copy)).exists()
+                                                              or (home / p.relative_to(copy)).read_bytes() != p.read_bytes())]
+    assert changed, command  # ground truth: the command changes a startup file of the user's shell
+    before = {p: p.read_bytes() for p in home.rglob("*") if p.is_file()}
+    for runtime in ("claude", "codex"):
+        refused, reason = pre(root, home, "Bash", runtime=runtime, command=command)
+        assert refused and STARTUP in reason, (runtime, reason)
+    assert {p: p.read_bytes() for p in home.rglob("*") if p.is_file()} == before
+
+
+def test_the_file_bash_env_names_is_protected_where_it_is_set(root: Path, home: Path, tmp_path: Path) -> None:
+    sourced = tmp_path / "env.sh"
+    payload = {"session_id": "s1", "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Write",
+               "tool_input": {"file_path": str(sourced), "content": "rm -f PLAN.md\n"}}
+    for env, refused in (({"BASH_ENV": str(sourced)}, True), ({"ENV": str(sourced)}, True), ({}, False)):
+        done = run_hook("claude", payload, root, "--event", "PreToolUse", env={"HOME": str(home), **env})
+        reason = json.loads(done.stdout or b"{}").get("hookSpecificOutput", {}).get("permissionDecisionReason", "")
+        assert (STARTUP in reason) is refused, (env, reason)
+
+
 HARMLESS = [
+    "cat ~/.bashrc", "grep -n alias ~/.bashrc", "cp ~/.bashrc /tmp/bashrc.bak",
     "git config --get user.name", "git config -l", "git status --short", "git config --file build/x.cfg a.b c",
     "cat .claude/settings.json", "grep -n hookgate .codex/hooks.json", "echo hookgate uninstall",
     "grep -rn 'hookgate uninstall' README.md", "hookgate role show", "hookgate doctor",

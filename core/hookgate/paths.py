@@ -150,8 +150,9 @@ def matches(rel: str, pattern: str, root: str | None = None) -> bool:
 
 def anchor(pattern: str) -> str | None:
     """A pattern that starts at a place outside the project ("~/.claude/settings.json",
-    "$CODEX_HOME/hooks.json", "$HOOKGATE_INSTALL/*"), as the absolute lower-case pattern it names
-    now; None when that place is not set (the pattern then matches nothing)."""
+    "$CODEX_HOME/hooks.json", "$HOOKGATE_INSTALL/*", or a variable alone that names a file:
+    "$BASH_ENV"), as the absolute lower-case pattern it names now; None when that place is not
+    set (the pattern then matches nothing)."""
     head, _, rest = pattern.partition("/")
     if head == "~":
         base = os.path.expanduser("~")
@@ -162,7 +163,8 @@ def anchor(pattern: str) -> str | None:
         return None
     if not base.startswith("/"):
         return None
-    return os.path.join(os.path.normpath(base), rest).lower()
+    base = os.path.normpath(base)
+    return (os.path.join(base, rest) if rest else base).lower()
 
 
 def anchor_names(pattern: str) -> tuple[str, ...]:
