@@ -210,8 +210,32 @@ def _hookgate_bin() -> str:
     return os.path.dirname(sys.executable)
 
 
-# places hookgate knows itself, for patterns that must follow its own install
-_BUILTIN_PLACES: dict[str, Callable[[], str]] = {"HOOKGATE_INSTALL": _hookgate_install, "HOOKGATE_BIN": _hookgate_bin}
+def _hookgate_python() -> str:
+    """The interpreter file itself, past the venv's links to it."""
+    import sys
+
+    return os.path.realpath(sys.executable)
+
+
+@lru_cache(maxsize=1)
+def _hookgate_site() -> str:
+    """The folder msgspec is loaded from: every hookgate process imports it, and in an install it
+    holds hookgate, its other dependencies and the .pth files a plain start runs, too."""
+    import msgspec
+
+    return os.path.dirname(os.path.dirname(os.path.realpath(msgspec.__file__)))
+
+
+def _hookgate_stdlib() -> str:
+    return os.path.dirname(os.path.realpath(os.__file__))
+
+
+# places hookgate knows itself, for patterns that must follow its own install: what every
+# hookgate process runs (its code, the interpreter, the libraries it loads)
+_BUILTIN_PLACES: dict[str, Callable[[], str]] = {
+    "HOOKGATE_INSTALL": _hookgate_install, "HOOKGATE_BIN": _hookgate_bin, "HOOKGATE_PYTHON": _hookgate_python,
+    "HOOKGATE_SITE": _hookgate_site, "HOOKGATE_STDLIB": _hookgate_stdlib,
+}
 
 
 def _relative(absolute: str, roots: tuple[str, ...]) -> str:
