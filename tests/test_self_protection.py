@@ -95,7 +95,7 @@ PROTECTED_FILES = [
     (".git/config", GIT), (".git/hooks/pre-commit", GIT), ("vendor/lib/.git/config", GIT), ("{home}/.gitconfig", GIT),
     # what Codex's login shell at a session's start and Claude Code's Bash commands source
     ("{home}/.bashrc", STARTUP), ("{home}/.bash_profile", STARTUP), ("{home}/.profile", STARTUP),
-    ("{home}/.bashrc.d/aliases.sh", STARTUP), ("{home}/.zshrc", STARTUP), ("{home}/.zshenv", STARTUP),
+    ("{home}/.bashrc.d/aliases.sh", STARTUP), ("{home}/.bash_aliases", STARTUP), ("{home}/.zshrc", STARTUP), ("{home}/.zshenv", STARTUP),
 ]
 
 
