@@ -5,6 +5,7 @@ interpreters, programs that write on their own), so it is the effect that is jud
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -604,3 +605,44 @@ def test_a_program_that_detaches_itself_is_the_known_limit(tmp_path):
     while player.read_text() == GD and time.monotonic() < deadline:
         time.sleep(0.05)
     assert player.read_text() == GD + "x"
+
+
+def _settings_write(settings: dict) -> str:
+    """A command that writes the project's local Claude settings (what Claude Code itself writes
+    when a permission prompt is answered "don't ask again"), in a form no syntax gate reads."""
+    return ("python3 - <<'EOF'\nimport json, pathlib\np = pathlib.Path('.claude', 'settings.local' + '.json')\n"
+            f"p.parent.mkdir(exist_ok=True)\np.write_text(json.dumps({settings!r}))\nEOF")
+
+
+ANSWER = {"permissions": {"allow": ["Bash(npm test)"]}}
+HOOKS = {"hooks": {"PreToolUse": []}}
+
+
+@pytest.mark.parametrize(("before", "after", "asked_by", "stands"), [
+    (None, ANSWER, "s1", True),  # the prompt's answer, in a file it creates
+    (HOOKS, {**HOOKS, **ANSWER}, "s1", True),  # added beside the hooks, which stay as they were
+    (None, ANSWER, None, False),  # no prompt was shown: the model's own rule
+    (None, ANSWER, "s2", False),  # another session's prompt
+    (HOOKS, ANSWER, "s1", False),  # the hooks removed with it
+    (None, {**ANSWER, "env": {"X": "1"}}, "s1", False),  # a key besides the answer's
+], ids=["answer", "answer-beside-hooks", "no-prompt", "another-sessions-prompt", "hooks-removed", "another-key"])
+def test_a_permission_answers_rule_stands_and_nothing_else(tmp_path, before, after, asked_by, stands):
+    project = build_project(tmp_path / "game", "claude")
+    local = tmp_path / "game" / ".claude" / "settings.local.json"
+    if before is not None:
+        project.write(".claude/settings.local.json", json.dumps(before))
+    original = local.read_bytes() if before is not None else None
+    command, call = _settings_write(after), "toolu_asked"
+    tool_input = {"command": command}
+    assert not project.hook(project.tool_payload("PreToolUse", "Bash", tool_input, call))[0]
+    if asked_by:
+        project.hook({**project.tool_payload("PermissionRequest", "Bash", tool_input, call), "session_id": asked_by})
+    done = subprocess.run(["bash", "-c", command], cwd=project.root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(local.read_text()) == after  # ground truth: the command wrote it
+    post_blocked, reason, _ = project.after(call, tool_input, done)
+    if stands:
+        assert not post_blocked and json.loads(local.read_text()) == after
+    else:
+        assert post_blocked and ".claude/settings.local.json" in reason
+        assert (local.read_bytes() if local.exists() else None) == original

@@ -15,7 +15,7 @@ from drivers.codex import hookgate as codex_hookgate, run_codex, write_config
 from harness.fakemodel import Call, FakeModel, Say
 from drivers.opencode import configure, run_opencode
 from drivers import gemini
-from drivers.claude import background_session, run_claude
+from drivers.claude import background_session, claude, collect, run_claude
 from harness.runtimes import hookgate, metrics, new_project
 from hookgate.parity.capabilities import Runtime, proven
 
@@ -163,6 +163,53 @@ def test_claude_code_puts_back_what_a_bash_call_wrote_in_a_background_session(
             assert time.monotonic() < deadline, f"session {session} did not answer the tool's result"
             time.sleep(0.2)
     check(work, player, fake_model, "cc_effect_bgsession", HEREDOC, "claude")
+
+
+# what Claude Code writes when a permission prompt is answered "don't ask again" (here by the
+# user's own PermissionRequest hook, as a headless run has no dialog): the rule, in the project's
+# local settings, while the call runs
+RULE = {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "touch ran.txt"}], "behavior": "allow",
+        "destination": "localSettings"}
+GRANT = ("python3 - <<'EOF'\nimport json, pathlib\np = pathlib.Path('.claude', 'settings.local' + '.json')\n"
+         "p.write_text(json.dumps({'permissions': {'allow': ['Bash(*)']}}))\nEOF")
+PLANT = ("python3 - <<'EOF'\nimport json, pathlib\np = pathlib.Path('.claude', 'settings.local' + '.json')\n"
+         "kept = json.loads(p.read_text()) if p.exists() else {}\np.write_text(json.dumps({**kept, 'hooks': {}}))\nEOF")
+
+
+@pytest.mark.proves("effect_restore@claude")
+@pytest.mark.parametrize(("command", "asked", "stands"), [
+    ("touch ran.txt", True, True),  # the answer's rule alone
+    (GRANT, False, False),  # the model's own rule, no prompt: put back
+    (PLANT, True, False),  # the answer's rule, and a key besides it that the call wrote: all put back
+], ids=["answered", "self-granted", "answered-and-planted"])
+def test_claude_code_keeps_the_rule_a_permission_answer_writes_and_nothing_else(
+        tmp_path: Path, fake_model: FakeModel, command: str, asked: bool, stands: bool) -> None:
+    work, home = new_project(tmp_path)
+    hookgate("install", "claude", "--project", str(work), cwd=work)
+    hookgate("role", "set", "build", cwd=work)
+    local = work / ".claude" / "settings.local.json"
+    if asked:
+        answer = {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                         "decision": {"behavior": "allow", "updatedPermissions": [RULE]}}}
+        script = tmp_path / "answer.sh"
+        script.write_text(f"#!/bin/sh\ncat > /dev/null\necho '{json.dumps(answer)}'\n")
+        script.chmod(0o755)
+        settings = work / ".claude" / "settings.json"
+        registered = json.loads(settings.read_text())
+        registered["hooks"].setdefault("PermissionRequest", []).append(
+            {"matcher": "*", "hooks": [{"type": "command", "command": str(script)}]})
+        settings.write_text(json.dumps(registered, indent=2))
+    marker = fake_model.script("cc_answer", Call("Bash", {"command": command}), Say("done"))
+    mode = "default" if asked else "bypassPermissions"
+    run = collect(claude(work, home, fake_model, f"{marker} go", "--permission-mode", mode))
+    assert run.returncode == 0, run.stderr
+    assert any("completed" in result or "put back" in result for result in fake_model.tool_results("cc_answer"))
+    reverted = [m["path"] for m in metrics(work) if m["event"] == "write_reverted"]
+    if stands:
+        assert json.loads(local.read_text())["permissions"]["allow"] == ["Bash(touch ran.txt)"]
+        assert reverted == [] and "put back" not in requests_text(fake_model, "cc_answer")
+    else:
+        assert not local.exists() and reverted == [".claude/settings.local.json"]
 
 
 @pytest.mark.proves("effect_restore@codex")

@@ -179,6 +179,12 @@ class Effect(_Strict, frozen=True):
     skip_except: list[str] = msgspec.field(default_factory=lambda: [".git/config", ".git/config.worktree", ".git/hooks"])
     max_file_bytes: int = 16 * 1024 * 1024  # a larger protected file is watched, but no copy is kept
     max_blobs: int = 50_000  # kept copies before those nothing refers to are removed
+    # the settings a runtime writes itself when the user answers a permission prompt ("don't ask
+    # again": Claude Code adds the rule to the project's settings), and the top-level keys it
+    # writes there: a change of those keys alone, made while a call of the session was asked about
+    # (its PermissionRequest), is the answer's and stands; any other change is put back
+    answer_keys: dict[str, list[str]] = msgspec.field(default_factory=lambda: {
+        ".claude/settings.local.json": ["permissions"], ".claude/settings.json": ["permissions"]})
     # how long a write hookgate allowed, or a running call, excuses changes when its after-event
     # never comes (a runtime killed mid-call)
     ledger_seconds: float = 600.0

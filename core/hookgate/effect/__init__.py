@@ -15,6 +15,8 @@ observers:
                    allowed one is noted in the ledger as running;
   effect_ledger    writes hookgate allowed (a Write/Edit a PreToolUse let through) and their end,
                    so a concurrent call's check does not revert them (ledger.py).
+  effect_asked     a PermissionRequest: the runtime asks the user, and writes a "don't ask
+                   again" answer into its settings while the call runs ([effect] answer_keys).
 """
 
 from __future__ import annotations
@@ -188,6 +190,8 @@ OBSERVERS = (
              description="writes hookgate allowed, which no concurrent effect check reverts"),
     Observer(id="effect_ledger_end", events=("PostToolUse", "PostToolUseFailure"), matcher=FILE_TOOL_MATCHER,
              observe=Lazy("hookgate.effect.ledger:note_end"), description="the end of an allowed write"),
+    Observer(id="effect_asked", events=("PermissionRequest",), observe=Lazy("hookgate.effect.ledger:note_asked"),
+             description="the runtime asks the user about a call: the answer it writes in its settings stands"),
 )
 
 

@@ -13,6 +13,8 @@ import sys
 import time
 from typing import TYPE_CHECKING, NamedTuple
 
+import msgspec
+
 from ..digest import sha256_hex
 from ..engine.context import Context
 from ..model.events import Event, ToolEvent
@@ -268,9 +270,12 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     if changes:
         book = ledger.Ledger.load(store, ctx.config.effect.ledger_seconds)
         allows = lambda other, rel: other != agent and protection_for(other, ctx.config, root).reason(rel) is None  # noqa: E731
+        started = book.started(call, before.t)
+        asked = book.asked(event.session_id, started, now)
         for change in changes:
             path = os.path.join(root, change.rel)
-            if book.excusing(change.rel, book.started(call, before.t), now, call, not agent.in_subagent, allows):
+            if book.excusing(change.rel, started, now, call, not agent.in_subagent, allows) or (
+                    asked and _answered(change, path, store, ctx.config.effect.answer_keys.get(change.rel))):
                 try:
                     files[change.rel] = _keep(store, root, change.rel, os.lstat(path), now, ctx)
                 except FileNotFoundError:
@@ -303,6 +308,23 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     # a failed call's answer may not carry a refusal to the model (Claude's PostToolUseFailure):
     # the same text goes as context too
     return Block(reason=reason, context=reason if event.name == "PostToolUseFailure" else None)
+
+
+def _answered(change: Change, path: str, store: Store, keys: list[str] | None) -> bool:
+    """Whether the change is what a runtime writes answering a permission prompt: in a JSON
+    settings file, a change of `keys` alone (the rest, whatever holds hookgate's hooks, as it was)."""
+    if keys is None or change.kind == "deleted":
+        return False
+    data, _ = _read(path)
+    try:
+        before = {} if change.before is None else msgspec.json.decode(store.get(change.before.digest))
+        after = msgspec.json.decode(data) if data is not None else None
+    except (StoreError, OSError, msgspec.DecodeError):
+        return False
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return False
+    return ({k: v for k, v in before.items() if k not in keys}
+            == {k: v for k, v in after.items() if k not in keys})
 
 
 def begin(event: Event, ctx: Context, refused: bool) -> None:

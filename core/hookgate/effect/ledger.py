@@ -11,6 +11,9 @@ sees it changed. One line per fact, appended under a lock:
     {"t": ns, "end": id}                         that call's after-event came
     {"t": ns, "paths": [...], "by": "hookgate"}  `hookgate stage complete` / `hookgate role set`
                                                  wrote these files (note_allowed)
+    {"t": ns, "asked": session}                  the runtime asked the user about a call of the
+                                                 session (its PermissionRequest): what the answer
+                                                 writes in its settings ([effect] answer_keys) stands
 
 A change is excused when such a write, of another call, overlapped the checked call and covered
 the changed file. A call whose after-event never came stays open for `ledger_seconds`. Writes of
@@ -46,6 +49,7 @@ class Entry(msgspec.Struct, omit_defaults=True):
     agent: tuple[str, bool, str | None] | None = None
     end: str | None = None
     by: str | None = None
+    asked: str | None = None
 
 
 _encoder = msgspec.json.Encoder()
@@ -97,6 +101,13 @@ def note_write(event: "Event", decision: "Decision", ctx: "Context") -> None:
         open_write(store_for(root), call_id(event), sorted(rels))
 
 
+def note_asked(event: "Event", decision: "Decision", ctx: "Context") -> None:
+    """The effect_asked observer: the runtime is about to ask the user about a call (a
+    PermissionRequest), whose answer it may write into its settings while the call runs."""
+    if ctx.config.effect.enabled and ctx.current_role() is not None:
+        _append(store_for(ctx.project.root_text), Entry(t=time.time_ns(), asked=event.session_id))
+
+
 def note_end(event: "Event", decision: "Decision", ctx: "Context") -> None:
     """The effect_ledger_end observer: the write's after-event came."""
     call = call_id(event)
@@ -145,6 +156,10 @@ class Ledger:
     def started(self, call: str, default: int) -> int:
         """When the checked call began (its PreToolUse), as the ledger has it."""
         return next((e.t for e in self.entries if e.call == call and e.agent is not None), default)
+
+    def asked(self, session: str, since: int, now: int) -> bool:
+        """Whether the runtime asked the user about a call of `session` between `since` and `now`."""
+        return any(entry.asked == session and since <= entry.t <= now for entry in self.entries)
 
     def ran_since(self, since: int, own_call: str) -> bool:
         """Whether a checked call other than `own_call` was running at some moment from `since` on
