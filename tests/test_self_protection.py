@@ -184,11 +184,12 @@ def test_planting_a_line_in_the_users_shell_startup_is_refused(root: Path, home:
     changed = [p for p in copy.rglob("*") if p.is_file() and (not (home / p.relative_to(copy)).exists()
                                                               or (home / p.relative_to(copy)).read_bytes() != p.read_bytes())]
     assert changed, command  # ground truth: the command changes a startup file of the user's shell
-    before = {p: p.read_bytes() for p in home.rglob("*") if p.is_file()}
+    targets = [home / p.relative_to(copy) for p in changed]
+    before = {p: p.read_bytes() if p.exists() else None for p in targets}
     for runtime in ("claude", "codex"):
         refused, reason = pre(root, home, "Bash", runtime=runtime, command=command)
         assert refused and STARTUP in reason, (runtime, reason)
-    assert {p: p.read_bytes() for p in home.rglob("*") if p.is_file()} == before
+    assert {p: p.read_bytes() if p.exists() else None for p in targets} == before
 
 
 def test_the_file_bash_env_names_is_protected_where_it_is_set(root: Path, home: Path, tmp_path: Path) -> None:
