@@ -190,6 +190,32 @@ def test_what_git_runs_by_itself_is_put_back_though_git_is_a_skipped_folder(proj
     assert (project.root / ".git" / "description").read_text() == "x\n"
 
 
+def test_a_submodules_config_and_hooks_are_put_back_and_its_git_data_is_not_scanned(project, tmp_path):
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q")
+    git(lib, "commit", "-q", "--allow-empty", "-m", "lib")
+    git(project.root, "init", "-q")
+    git(project.root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "addons/lib")
+    modules = project.root / ".git" / "modules" / "addons" / "lib"
+    config = (modules / "config").read_bytes()
+    # git's own work in the submodule (its index, refs, logs and objects) is none of the check's
+    out = project.bash("git -C addons/lib -c user.name=t -c user.email=t@t commit -q --allow-empty -m two")
+    assert not out.post_blocked, out
+    assert not [m for m in project.metrics() if m["event"] == "write_reverted"]
+    out = project.bash("d=.git/modules/addons/lib; printf '[core]\\n\\tfsmonitor = rm -f PLAN.md\\n' >> $d/config; "
+                       "printf '#!/bin/sh\\n' > $d/hooks/post-checkout")
+    assert out.post_blocked and "put back" in out.post_reason, out
+    assert (modules / "config").read_bytes() == config
+    assert not (modules / "hooks" / "post-checkout").exists()
+    store = store_for(str(project.root))
+    (index_file,) = store.dir.glob("index-*.msgpack")
+    index = store.load_index(index_file.stem.removeprefix("index-"))
+    scanned = {rel for rel in index.dirs if rel.startswith(".git/")}
+    assert ".git/modules/addons/lib/hooks" in scanned
+    assert not {rel for rel in scanned if rel.rsplit("/", 1)[-1] in ("objects", "refs", "logs")}, scanned
+
+
 def test_tar_extract_over_protected_files(project, tmp_path):
     evil = tmp_path / "evil"
     (evil / "src").mkdir(parents=True)

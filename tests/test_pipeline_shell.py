@@ -525,6 +525,26 @@ def test_git_config_that_sets_writes_the_config_file_git_writes(command, written
     assert unknown == [] and written.format(repo=repo, home=home) in [w.path for w in writes], (writes, unknown)
 
 
+@pytest.mark.parametrize("command, written", [
+    ("git -C addons/lib config a.b c", "{repo}/.git/modules/addons/lib/config"),  # a submodule
+    ("git -C ../wt config a.b c", "{repo}/.git/config"),  # a worktree shares the repository's config
+    ("git -C ../wt config --worktree a.b c", "{repo}/.git/worktrees/wt/config.worktree"),
+])
+def test_git_config_through_a_git_file_writes_the_config_of_the_folder_it_names(command, written, tmp_path):
+    repo, worktree = tmp_path / "repo", tmp_path / "wt"
+    (repo / ".git" / "modules" / "addons" / "lib").mkdir(parents=True)
+    (repo / "addons" / "lib").mkdir(parents=True)
+    (repo / "addons" / "lib" / ".git").write_text("gitdir: ../../.git/modules/addons/lib\n")
+    (repo / ".git" / "worktrees" / "wt").mkdir(parents=True)
+    (repo / ".git" / "worktrees" / "wt" / "commondir").write_text("../..\n")
+    worktree.mkdir()
+    (worktree / ".git").write_text(f"gitdir: {repo}/.git/worktrees/wt\n")
+    writes, unknown = shell_writes(command, str(repo))
+    assert unknown == [] and [w.path for w in writes] == [written.format(repo=repo)], (writes, unknown)
+    (repo / "addons" / "lib" / ".git").write_text("not a gitdir line\n")
+    assert shell_writes("git -C addons/lib config a.b c", str(repo))[1]  # unknown
+
+
 @pytest.mark.parametrize("command", [
     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=x git status",
     "export GIT_EXTERNAL_DIFF=x; git diff", "GIT_DIR=/tmp/r git status", "git --config-env=core.pager=P log",

@@ -166,6 +166,59 @@ def test_setting_a_program_in_the_users_git_config_is_refused(root: Path, home: 
     assert not (home / ".gitconfig").exists()
 
 
+GIT_IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                "GIT_COMMITTER_EMAIL": "t@t"}
+
+
+def with_submodule(root: Path, tmp_path: Path) -> Path:
+    """`root` a repository with a submodule at addons/lib, whose repository git keeps in
+    .git/modules/addons/lib (addons/lib/.git is a file naming it)."""
+    env = {**os.environ, **GIT_IDENTITY}
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "lib"]):
+        subprocess.run(["git", *args], cwd=lib, check=True, env=env)
+    for args in (["init", "-q"], ["-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "addons/lib"],
+                 ["commit", "-qm", "sub"]):
+        subprocess.run(["git", *args], cwd=root, check=True, env=env, capture_output=True)
+    return root / ".git" / "modules" / "addons" / "lib"
+
+
+SUBMODULE_FORMS = [
+    ("git -C addons/lib config core.fsmonitor {program}", "config"),
+    ("cd addons/lib && git config core.fsmonitor {program}", "config"),
+    ("git config -f .git/modules/addons/lib/config core.fsmonitor {program}", "config"),
+    ("cp {program} .git/modules/addons/lib/hooks/post-checkout", "hooks/post-checkout"),
+]
+
+
+@pytest.mark.parametrize("command, changed", SUBMODULE_FORMS)
+def test_planting_a_program_in_a_submodules_repository_is_refused(root: Path, home: Path, tmp_path: Path,
+                                                                  command: str, changed: str) -> None:
+    modules = with_submodule(root, tmp_path)
+    marker, program = tmp_path / "planted-ran", tmp_path / "plant.sh"
+    program.write_text(f"#!/bin/sh\necho ran >> {marker}\nexit 1\n")
+    program.chmod(0o755)
+    command = command.format(program=program)
+    # ground truth, on a copy: the command changes the submodule's repository, and when it names
+    # core.fsmonitor, the project's next `git status` runs it
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy, symlinks=True)
+    copied = copy / ".git" / "modules" / "addons" / "lib" / changed
+    before = copied.read_bytes() if copied.exists() else None
+    subprocess.run(["bash", "-c", command], cwd=copy, check=True, env={**os.environ, "HOME": str(home)})
+    assert (copied.read_bytes() if copied.exists() else None) != before
+    if changed == "config":
+        (copy / "addons" / "lib" / "new.txt").write_text("x")
+        subprocess.run(["git", "status", "--short"], cwd=copy, check=True, capture_output=True,
+                       env={**os.environ, "HOME": str(home)})
+        assert marker.exists()
+    for runtime in ("claude", "codex"):
+        refused, reason = pre(root, home, "Bash", runtime=runtime, command=command)
+        assert refused and GIT in reason, (runtime, reason)
+    assert ((modules / changed).read_bytes() if (modules / changed).exists() else None) == before
+
+
 STARTUP_FORMS = [
     "echo 'rm -f PLAN.md' >> ~/.bashrc", "printf 'rm -f PLAN.md\\n' | tee -a ~/.bash_profile",
     "sed -i '1i rm -f PLAN.md' ~/.profile", "cp /dev/null ~/.zshrc", "cd ~ && echo 'rm -f PLAN.md' >> .bashrc",

@@ -176,7 +176,13 @@ class Effect(_Strict, frozen=True):
     skip_dirs: list[str] = msgspec.field(default_factory=lambda: [".git", "node_modules", ".venv", "__pycache__"])
     # project paths in a skipped folder that are scanned all the same: what git runs by itself
     # (the programs its config names, its hooks) is a protected file like any other
-    skip_except: list[str] = msgspec.field(default_factory=lambda: [".git/config", ".git/config.worktree", ".git/hooks"])
+    # (and a submodule's repository, a worktree's own folder: their config and hooks, which a git
+    # command of the project runs too)
+    skip_except: list[str] = msgspec.field(default_factory=lambda: [
+        ".git/config", ".git/config.worktree", ".git/hooks", ".git/modules", ".git/worktrees"])
+    # folder names not scanned below the paths of skip_except: git's own data in a submodule's repository
+    skip_below_except: list[str] = msgspec.field(default_factory=lambda: [
+        "objects", "refs", "logs", "lfs", "info", "branches", "rr-cache"])
     max_file_bytes: int = 16 * 1024 * 1024  # a larger protected file is watched, but no copy is kept
     max_blobs: int = 50_000  # kept copies before those nothing refers to are removed
     # the settings a runtime writes itself when the user answers a permission prompt ("don't ask

@@ -56,17 +56,18 @@ def skip_for(ctx: Context) -> Skip:
                                         layout.decisions, layout.lifetime_metrics, layout.role_owner)}))
     names = frozenset(ctx.config.effect.skip_dirs)
     scanned = ctx.config.effect.skip_except
+    inner = frozenset(ctx.config.effect.skip_below_except)
     feed = _own_feed(root) if ctx.config.effect.feed else None
     kept = _skips.get(root)
     if feed is not None and kept is not None and kept.own == own and kept.skip.names == names \
-            and kept.scanned == scanned \
+            and kept.scanned == scanned and kept.skip.inner == inner \
             and feed.untouched(kept.token, kept.paths, kept.folders):
         return kept.skip
     token = feed.token() if feed is not None else ""  # before the first lookup: a change during it is touched after
     at = resolved(root).rstrip("/") + "/"
     landed = [resolved(path) for path in own]
     inside = [rel for rel in (below(path, at) for path in landed) if rel is not None]
-    skip = skip_of(names, frozenset(rel for rel in inside if rel != "."), scanned)
+    skip = skip_of(names, frozenset(rel for rel in inside if rel != "."), scanned, inner)
     if feed is not None and at == root + "/" and landed == list(own) and len(inside) == len(own):
         if len(_skips) >= MAX_SKIPS:
             _skips.clear()

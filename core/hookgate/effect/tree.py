@@ -58,16 +58,26 @@ class Skip(msgspec.Struct, frozen=True):
     paths: frozenset[str]  # project-relative paths hookgate writes itself (its session logs, this store)
     # a skipped folder -> its entries scanned all the same (".git" -> ".git/config", ".git/hooks")
     within: dict[str, frozenset[str]] = {}
+    # folder names not scanned below those entries (a submodule's objects and logs in .git/modules)
+    inner: frozenset[str] = frozenset()
+    kept: tuple[str, ...] = ()  # the entries, each ending in "/"
+
+    def inner_skipped(self, rel: str, name: str) -> bool:
+        """Whether folder `rel` (named `name`) is one of `inner` below an entry scanned all the same."""
+        return name in self.inner and rel.startswith(self.kept)
 
 
-def skip_of(names: frozenset[str], paths: frozenset[str], kept: list[str]) -> Skip:
-    """The Skip of folders named `names` and of `paths`, but for the `kept` paths in them."""
+def skip_of(names: frozenset[str], paths: frozenset[str], kept: list[str],
+            inner: frozenset[str] = frozenset()) -> Skip:
+    """The Skip of folders named `names` and of `paths`, but for the `kept` paths in them, below
+    which the folders named `inner` are skipped again."""
     within: dict[str, set[str]] = {}
     for path in kept:
         parent = path.rpartition("/")[0]
         if parent and parent.rpartition("/")[2] in names:
             within.setdefault(parent, set()).add(path)
-    return Skip(names, paths, {folder: frozenset(entries) for folder, entries in within.items()})
+    entries = tuple(sorted(path + "/" for paths_in in within.values() for path in paths_in))
+    return Skip(names, paths, {folder: frozenset(entries) for folder, entries in within.items()}, inner, entries)
 
 
 def file_sig(st: os.stat_result, now: int, digest: str = "") -> File:
@@ -99,7 +109,8 @@ def _list(root: str, rel: str, st: os.stat_result, now: int, protection: "Protec
                 except OSError:
                     continue
                 if folder:
-                    if (entry.name not in skip.names or child in skip.within) and child not in skip.paths:
+                    if (entry.name not in skip.names or child in skip.within) and child not in skip.paths \
+                            and not skip.inner_skipped(child, entry.name):
                         dirs.append(entry.name)
                 elif child not in skip.paths and protection.reason(child):
                     files.append(entry.name)

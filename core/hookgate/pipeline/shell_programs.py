@@ -622,12 +622,32 @@ def _git_config_files(options: list[str], cwd: str | None) -> list[str] | None:
         dot_git = os.path.join(folder, ".git")
         if os.path.isdir(dot_git):
             return [os.path.join(dot_git, name)]
-        if os.path.exists(dot_git):
-            return None  # a worktree's or a submodule's .git file names its folder elsewhere
+        if os.path.exists(dot_git):  # a submodule's or a worktree's .git file names its folder elsewhere
+            return _config_of_git_file(dot_git, name)
         parent = os.path.dirname(folder)
         if parent == folder:  # none yet: one the command makes first (`git init && git config ...`)
             return [os.path.join(cwd, ".git", name)]
         folder = parent
+
+
+def _config_of_git_file(dot_git: str, name: str) -> list[str] | None:
+    """The config `git config` writes in the repository a `.git` file names (`gitdir: PATH`): a
+    submodule's (.git/modules/NAME/config), or a worktree's shared one (its `commondir`'s config)
+    or, with --worktree, its own config.worktree. None when the file does not name a folder."""
+    def first_line(path: str) -> str | None:
+        try:
+            with open(path, "rb") as f:
+                return f.read(4096).split(b"\n", 1)[0].decode().strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    named = first_line(dot_git)
+    if not named or not named.startswith("gitdir:"):
+        return None
+    git_dir = os.path.normpath(os.path.join(os.path.dirname(dot_git), named[len("gitdir:"):].strip()))
+    common = first_line(os.path.join(git_dir, "commondir")) if name == "config" else None
+    folder = os.path.normpath(os.path.join(git_dir, common)) if common else git_dir
+    return [os.path.join(folder, name)]
 
 
 def _tar(name: str, args: list[Word], call: "Call") -> None:
