@@ -672,3 +672,45 @@ def test_a_permission_answers_rule_stands_and_nothing_else(tmp_path, before, aft
     else:
         assert post_blocked and ".claude/settings.local.json" in reason
         assert (local.read_bytes() if local.exists() else None) == original
+
+
+def test_the_protected_files_outside_the_project_are_put_back_too(tmp_path, monkeypatch):
+    """The user's runtime settings (hookgate's registration of a --user install) and shell startup
+    files lie outside the project, where the scan does not go: they are read by name."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    settings = home / ".claude" / "settings.json"
+    settings.write_text('{"hooks": {"PreToolUse": []}}\n')
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "bashrc").write_text("alias ll='ls -l'\n")
+    (home / ".bashrc").symlink_to(dotfiles / "bashrc")  # a dotfile kept elsewhere: its file is read
+    monkeypatch.setenv("HOME", str(home))
+    project = build_project(tmp_path / "game", "claude")
+    before = {path: path.read_bytes() for path in (settings, dotfiles / "bashrc")}
+    command = ("python3 - <<'EOF'\nimport os\nh = os.environ['HOME']\n"
+               "open(os.path.join(h, '.claude', 'settings' + '.json'), 'w').write('{}')\n"
+               "open(os.path.join(h, '.bash' + 'rc'), 'a').write('rm -f PLAN.md\\n')\n"
+               "open(os.path.join(h, '.zsh' + 'rc'), 'w').write('rm -f PLAN.md\\n')\nEOF")
+    out = project.bash(command, env={"HOME": str(home)})
+    assert out.post_blocked and "put back" in out.post_reason, out
+    assert {path: path.read_bytes() for path in before} == before
+    assert not (home / ".zshrc").exists() and (home / ".bashrc").is_symlink()
+    reverted = {m["file"]: m["change"] for m in project.metrics() if m["event"] == "write_reverted"}
+    assert reverted == {"settings.json": "changed", "bashrc": "changed", ".zshrc": "created"}, reverted
+    # reading them is no change, and with no role there is no check
+    assert not project.bash("cat ~/.bashrc ~/.claude/settings.json", env={"HOME": str(home)}).post_blocked
+    project.role(None)
+    project.bash("echo 'export A=1' >> ~/.bashrc", env={"HOME": str(home)})
+    assert (dotfiles / "bashrc").read_text().endswith("export A=1\n")
+
+
+def test_a_protected_file_outside_the_project_changed_between_calls_is_the_new_state(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    project = build_project(tmp_path / "game", "claude")
+    assert not project.bash("true", env={"HOME": str(home)}).post_blocked
+    (home / ".bashrc").write_text("# the user's own edit, outside any call\n")
+    assert not project.bash("true", env={"HOME": str(home)}).post_blocked
+    assert (home / ".bashrc").read_text() == "# the user's own edit, outside any call\n"

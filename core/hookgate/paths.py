@@ -153,6 +153,12 @@ def anchor(pattern: str) -> str | None:
     "$CODEX_HOME/hooks.json", "$HOOKGATE_INSTALL/*", or a variable alone that names a file:
     "$BASH_ENV"), as the absolute lower-case pattern it names now; None when that place is not
     set (the pattern then matches nothing)."""
+    named = place(pattern)
+    return named.lower() if named is not None else None
+
+
+def place(pattern: str) -> str | None:
+    """What `anchor` names, as spelled on disk (a path to open, not a pattern to match)."""
     head, _, rest = pattern.partition("/")
     if head == "~":
         base = os.path.expanduser("~")
@@ -164,7 +170,7 @@ def anchor(pattern: str) -> str | None:
     if not base.startswith("/"):
         return None
     base = os.path.normpath(base)
-    return (os.path.join(base, rest) if rest else base).lower()
+    return os.path.join(base, rest) if rest else base
 
 
 def anchor_names(pattern: str) -> tuple[str, ...]:

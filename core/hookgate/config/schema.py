@@ -183,6 +183,9 @@ class Effect(_Strict, frozen=True):
     # folder names not scanned below the paths of skip_except: git's own data in a submodule's repository
     skip_below_except: list[str] = msgspec.field(default_factory=lambda: [
         "objects", "refs", "logs", "lfs", "info", "branches", "rr-cache"])
+    # the self-protection rules' files outside the project that are not read by name around a call:
+    # Claude Code rewrites ~/.claude.json (its own state) all the time, during calls too
+    skip_outside: list[str] = msgspec.field(default_factory=lambda: ["~/.claude.json", "$CLAUDE_CONFIG_DIR/.claude.json"])
     max_file_bytes: int = 16 * 1024 * 1024  # a larger protected file is watched, but no copy is kept
     max_blobs: int = 50_000  # kept copies before those nothing refers to are removed
     # the settings a runtime writes itself when the user answers a permission prompt ("don't ask

@@ -11,7 +11,7 @@ import os
 import stat
 import sys
 import time
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 import msgspec
 
@@ -23,11 +23,12 @@ from ..paths import below, resolved
 from ..store.locked import write_all
 from . import ledger
 from .ledger import call_id
-from .protection import Agent, Protection, agent_of, protection_for
+from .protection import Agent, Protection, agent_of, outside_files, protection_for
 from .store import Store, StoreError, store_for
 from .tree import Dir, File, Index, Reading, Skip, file_sig, protected_paths, read, skip_of
 
 if TYPE_CHECKING:
+    from ..config.schema import Config
     from .feed import CoreFeed, Feed
 
 
@@ -125,7 +126,8 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     if index is None:
         index = Index(key=protection.key)
     (dirs, listed, changed, gone), token = _reading(index, root, now, protection, skip_for(ctx), ctx.config.effect.feed)
-    moved = listed or changed or gone or not index.t
+    outside = _outside_now(store, index.outside, _outside_paths(ctx.config, root), now, ctx)
+    moved = listed or changed or gone or not index.t or outside != index.outside
     files = _files_now(store, index, root, now, changed, gone, ctx) if moved else index.files
     # Asked once the bytes are read, not before: a call that began meanwhile may have written them.
     # When another checked call ran during this reading, what changed may be its forbidden write,
@@ -134,8 +136,8 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     # first reading, the one the running call saved before it began).
     another_ran = bool(changed or gone) and ledger.Ledger.load(store, ctx.config.effect.ledger_seconds).ran_since(now, call)
     if moved and not (another_ran and (index.t or store.load_index(protection.key) is not None)):
-        store.save_index(Index(key=protection.key, t=now, agent=tuple(agent), dirs=dirs, files=files, feed=token),  # type: ignore[arg-type]
-                         call=call)
+        store.save_index(Index(key=protection.key, t=now, agent=tuple(agent), dirs=dirs, files=files,  # type: ignore[arg-type]
+                               outside=outside, feed=token), call=call)
     else:
         store.link_call(protection.key, call)
     if os.urandom(1)[0] < 4:  # now and then, not on every call
@@ -181,6 +183,58 @@ def _reading(index: Index, root: str, now: int, protection: Protection, skip: Sk
         watched = feed.settle(mark, token, unchanged, [rel for rel in touched if rel in dirs] + new_folders,
                               [rel for rel in touched if rel not in dirs] + list(changed))
     return reading, token if watched else ""
+
+
+def _outside_paths(config: "Config", root: str) -> dict[str, str]:
+    """The protected files outside the project (outside_files) and, for a symlink among them,
+    the file it leads to now (a dotfile kept elsewhere), with their reasons."""
+    named = outside_files(config, root)
+    paths = dict(named)
+    for path, reason in named.items():
+        if os.path.islink(path):
+            real = os.path.realpath(path)
+            if not real.startswith(root.rstrip("/") + "/"):
+                paths.setdefault(real, reason)
+    return paths
+
+
+def _outside_now(store: Store, old: dict[str, File], paths: "Iterable[str]", now: int, ctx: Context
+                 ) -> dict[str, File]:
+    """The protected files outside the project (`paths`, absolute) as they are now, by name: one
+    lstat each, the bytes kept for one that changed. One that is not there is left out."""
+    found: dict[str, File] = {}
+    for path in paths:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        prev = old.get(path)
+        if prev is not None and prev.same(file_sig(st, now)):
+            found[path] = prev
+        elif prev is not None and _same_bytes(prev, st, path):
+            found[path] = file_sig(st, now, prev.digest)
+        else:
+            found[path] = _keep(store, "", path, st, now, ctx)
+    return found
+
+
+def _outside_changes(before: dict[str, File], protected: dict[str, str], now: int) -> list[Change]:
+    """What the call changed, created or deleted among the protected files outside the project
+    (those the rules still name)."""
+    changes: list[Change] = []
+    for path in protected:
+        old = before.get(path)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            if old is not None:
+                changes.append(Change("deleted", path, old))
+            continue
+        if old is None:
+            changes.append(Change("created", path, None))
+        elif not old.same(file_sig(st, now)) and not _same_bytes(old, st, path):
+            changes.append(Change("changed", path, old))
+    return changes
 
 
 def _keep(store: Store, root: str, rel: str, st: os.stat_result, now: int, ctx: Context) -> File:
@@ -266,8 +320,15 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
         before = _rekeyed(before, protection, store)
     skip = skip_for(ctx)
     changes, dirs, files, now, moved, token = compare(before, root, protection, skip, ctx.config.effect.feed)
+    outside = _outside_paths(ctx.config, root)
     reverted: list[tuple[Change, str]] = []
     failed: list[tuple[Change, str]] = []
+    for change in _outside_changes(before.outside, outside, now):  # no other call may write them either
+        try:
+            _put_back(change, change.rel, store)
+            reverted.append((change, outside[change.rel]))
+        except (StoreError, OSError) as exc:
+            failed.append((change, str(exc)))
     if changes:
         book = ledger.Ledger.load(store, ctx.config.effect.ledger_seconds)
         allows = lambda other, rel: other != agent and protection_for(other, ctx.config, root).reason(rel) is None  # noqa: E731
@@ -293,8 +354,10 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
                 except FileNotFoundError:
                     pass
     ledger.close(store, call)
-    if moved:
-        store.save_index(Index(key=protection.key, t=now, agent=before.agent, dirs=dirs, files=files, feed=token))
+    outside_now = _outside_now(store, before.outside, outside, time.time_ns(), ctx)
+    if moved or outside_now != before.outside:
+        store.save_index(Index(key=protection.key, t=now, agent=before.agent, dirs=dirs, files=files,
+                               outside=outside_now, feed=token))
         store.prune_blobs(ctx.config.effect.max_blobs)
     if not reverted and not failed:
         return None
@@ -363,7 +426,7 @@ def rename_call(event: Event, tool_use_id: str, root: "os.PathLike[str] | str") 
 
 def _rekeyed(before: Index, protection: Protection, store: Store) -> Index:
     files = {rel: f for rel, f in before.files.items() if protection.reason(rel)}
-    return Index(key=protection.key, t=before.t, agent=before.agent, dirs={}, files=files)
+    return Index(key=protection.key, t=before.t, agent=before.agent, dirs={}, files=files, outside=before.outside)
 
 
 def _put_back(change: Change, path: str, store: Store) -> None:

@@ -15,9 +15,10 @@ import msgspec
 
 from ..config.schema import Config, PathRule, RuleSet
 from ..digest import sha256_hex
-from ..paths import _marker_parts, _strip_worktree, anchor
+from ..environ import Variables
+from ..paths import _marker_parts, _strip_worktree, anchor, anchor_names, place
 from ..pipeline.permissions import rule_sets_for
-from ..pipeline.rules import Test, expand, rule_test
+from ..pipeline.rules import Test, denial, expand, rule_test
 
 if TYPE_CHECKING:
     from ..engine.context import Context
@@ -110,3 +111,45 @@ def protection_for(agent: Agent, config: Config, root: str | None = None) -> Pro
         _compiled.clear()
     _compiled[key] = (config, protection)
     return protection
+
+
+
+_WILDCARDS = frozenset("*?[")
+# (id(config), root) -> (the config, the variables its places read, their values then, the files)
+_outside: dict[tuple[int, str], tuple[Config, Variables, tuple[object, ...], dict[str, str]]] = {}
+
+
+def outside_files(config: Config, root: str) -> dict[str, str]:
+    """The files outside the project no agent may change while a role is active, with the reason:
+    those the self-protection rules name one by one at a place ("~/.bashrc", "$CODEX_HOME/hooks.json",
+    no wildcard), as named (check.py follows a symlink among them to its file). The scan sees only
+    the project, so the effect check reads these by name. A pattern over a folder's files
+    ("~/.claude/skills/*", "$HOOKGATE_SITE/*") is left to the syntax gates, and `[effect]
+    skip_outside` to the runtimes that write it themselves (~/.claude.json). Worked out once per
+    config, root and values of the variables the places read (HOME, CODEX_HOME, ...)."""
+    pipeline = config.pipeline
+    if not pipeline.protect.enabled:
+        return {}
+    key = (id(config), root)
+    hit = _outside.get(key)
+    if hit is not None and hit[0] is config and hit[1].values() == hit[2]:
+        return hit[3]
+    skipped = set(config.effect.skip_outside)
+    patterns = [pattern for rule in pipeline.protect.rules for pattern in expand(rule.deny or [], pipeline.paths)
+                if pattern[:1] in ("~", "$") and pattern not in skipped and not _WILDCARDS.intersection(pattern)]
+    variables = Variables(tuple(sorted({name for pattern in patterns for name in anchor_names(pattern)})))
+    values = variables.values()
+    base = root.rstrip("/") + "/"
+    found: dict[str, str] = {}
+    for pattern in patterns:
+        named = place(pattern)
+        if named is None or named in found or named.startswith(base):
+            continue
+        # judged as write_denial judges a place outside the project: an earlier rule may say otherwise
+        reason = denial(pipeline.protect.rules, named.lower(), pipeline.paths, root)
+        if reason:
+            found[named] = reason
+    if len(_outside) >= 16:
+        _outside.clear()
+    _outside[key] = (config, variables, values, found)
+    return found

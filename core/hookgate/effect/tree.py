@@ -50,6 +50,7 @@ class Index(msgspec.Struct):
     agent: tuple[str, bool, str | None] = ("", False, None)
     dirs: dict[str, Dir] = {}
     files: dict[str, File] = {}
+    outside: dict[str, File] = {}  # the protected files outside the project, by absolute path (check.py)
     feed: str = ""  # the change feed's token this reading is as of (effect/feed.py); "": none
 
 
