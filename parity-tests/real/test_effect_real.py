@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from drivers.codex import hookgate as codex_hookgate, run_codex, write_config
+from drivers.codex import codex_home, hookgate as codex_hookgate, run_codex, write_config
 from harness.fakemodel import Call, FakeModel, Say
 from drivers.opencode import configure, run_opencode
 from drivers import gemini
@@ -224,6 +224,35 @@ def test_codex_puts_back_what_a_shell_call_wrote(tmp_path: Path, fake_model: Fak
     run = run_codex(work, home, f"{marker} tune the player")
     assert run.returncode == 0, run.stderr
     check(work, player, fake_model, "cx_effect", command, "codex")
+
+
+# a --user install's registration lies outside the project: read by name, not by the project's scan
+EMPTY_HOOKS = ("python3 - <<'EOF'\nimport os, pathlib\n"
+               "pathlib.Path(os.environ['CODEX_HOME'], 'hooks' + '.json').write_text('{}')\nEOF")
+
+
+@pytest.mark.proves("effect_restore@codex")
+def test_codex_puts_back_the_user_registration_a_shell_call_emptied(tmp_path: Path, fake_model: FakeModel) -> None:
+    work, home = new_project(tmp_path)
+    write_config(home, fake_model)
+    codex_hookgate("install", "codex", "--user", cwd=work, home=home)
+    codex_hookgate("role", "set", "build", cwd=work, home=home)
+    hooks = codex_home(home) / "hooks.json"
+    registered = hooks.read_bytes()
+    marker = fake_model.script("cx_outside", Call("exec_command", {"cmd": EMPTY_HOOKS}), Say("ok"))
+    run = run_codex(work, home, f"{marker} tidy the config")
+    assert run.returncode == 0, run.stderr
+    assert hooks.read_bytes() == registered
+    assert "hookgate put back files this call may not change" in requests_text(fake_model, "cx_outside")
+    reverted = [(m["file"], m["change"]) for m in metrics(work) if m["event"] == "write_reverted"]
+    assert reverted == [("hooks.json", "changed")]
+    # and the next session still runs hookgate's hooks: with the role set again (a new session
+    # drops the last one's), a forbidden write is refused
+    codex_hookgate("role", "set", "build", cwd=work, home=home)
+    (work / "src").mkdir()
+    marker = fake_model.script("cx_outside_next", Call("exec_command", {"cmd": "echo x > src/player.gd"}), Say("ok"))
+    assert run_codex(work, home, f"{marker} write the player").returncode == 0
+    assert not (work / "src" / "player.gd").exists()
 
 
 @pytest.mark.proves("effect_restore@codex")
