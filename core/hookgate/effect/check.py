@@ -11,7 +11,7 @@ import os
 import stat
 import sys
 import time
-from typing import TYPE_CHECKING, Iterable, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
 
@@ -126,7 +126,7 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     if index is None:
         index = Index(key=protection.key)
     (dirs, listed, changed, gone), token = _reading(index, root, now, protection, skip_for(ctx), ctx.config.effect.feed)
-    outside = _outside_now(store, index.outside, _outside_paths(ctx.config, root), now, ctx)
+    outside = _outside_now(store, index.outside, _outside_stats(ctx.config, root), now, ctx)
     moved = listed or changed or gone or not index.t or outside != index.outside
     files = _files_now(store, index, root, now, changed, gone, ctx) if moved else index.files
     # Asked once the bytes are read, not before: a call that began meanwhile may have written them.
@@ -185,28 +185,35 @@ def _reading(index: Index, root: str, now: int, protection: Protection, skip: Sk
     return reading, token if watched else ""
 
 
-def _outside_paths(config: "Config", root: str) -> dict[str, str]:
-    """The protected files outside the project (outside_files) and, for a symlink among them,
-    the file it leads to now (a dotfile kept elsewhere), with their reasons."""
-    named = outside_files(config, root)
-    paths = dict(named)
-    for path, reason in named.items():
-        if os.path.islink(path):
+def _outside_stats(config: "Config", root: str) -> dict[str, tuple[str, "os.stat_result | None"]]:
+    """The protected files outside the project (outside_files), each with its lstat now (None:
+    not there), and behind a symlink among them the file it leads to (a dotfile kept elsewhere)."""
+    found: dict[str, tuple[str, os.stat_result | None]] = {}
+    base = root.rstrip("/") + "/"
+    for path, reason in outside_files(config, root).items():
+        st = _lstat(path)
+        found[path] = (reason, st)
+        if st is not None and stat.S_ISLNK(st.st_mode):
             real = os.path.realpath(path)
-            if not real.startswith(root.rstrip("/") + "/"):
-                paths.setdefault(real, reason)
-    return paths
+            if not real.startswith(base) and real not in found:
+                found[real] = (reason, _lstat(real))
+    return found
 
 
-def _outside_now(store: Store, old: dict[str, File], paths: "Iterable[str]", now: int, ctx: Context
-                 ) -> dict[str, File]:
-    """The protected files outside the project (`paths`, absolute) as they are now, by name: one
-    lstat each, the bytes kept for one that changed. One that is not there is left out."""
+def _lstat(path: str) -> "os.stat_result | None":
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
+
+
+def _outside_now(store: Store, old: dict[str, File], stats: dict[str, tuple[str, "os.stat_result | None"]],
+                 now: int, ctx: Context) -> dict[str, File]:
+    """The protected files outside the project as they are now (one that is not there is left
+    out), their bytes kept for one that changed."""
     found: dict[str, File] = {}
-    for path in paths:
-        try:
-            st = os.lstat(path)
-        except OSError:
+    for path, (_, st) in stats.items():
+        if st is None:
             continue
         prev = old.get(path)
         if prev is not None and prev.same(file_sig(st, now)):
@@ -218,19 +225,17 @@ def _outside_now(store: Store, old: dict[str, File], paths: "Iterable[str]", now
     return found
 
 
-def _outside_changes(before: dict[str, File], protected: dict[str, str], now: int) -> list[Change]:
+def _outside_changes(before: dict[str, File], stats: dict[str, tuple[str, "os.stat_result | None"]],
+                     now: int) -> list[Change]:
     """What the call changed, created or deleted among the protected files outside the project
     (those the rules still name)."""
     changes: list[Change] = []
-    for path in protected:
+    for path, (_, st) in stats.items():
         old = before.get(path)
-        try:
-            st = os.lstat(path)
-        except OSError:
+        if st is None:
             if old is not None:
                 changes.append(Change("deleted", path, old))
-            continue
-        if old is None:
+        elif old is None:
             changes.append(Change("created", path, None))
         elif not old.same(file_sig(st, now)) and not _same_bytes(old, st, path):
             changes.append(Change("changed", path, old))
@@ -320,13 +325,14 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
         before = _rekeyed(before, protection, store)
     skip = skip_for(ctx)
     changes, dirs, files, now, moved, token = compare(before, root, protection, skip, ctx.config.effect.feed)
-    outside = _outside_paths(ctx.config, root)
+    outside = _outside_stats(ctx.config, root)
+    outside_changes = _outside_changes(before.outside, outside, now)
     reverted: list[tuple[Change, str]] = []
     failed: list[tuple[Change, str]] = []
-    for change in _outside_changes(before.outside, outside, now):  # no other call may write them either
+    for change in outside_changes:  # no other call may write them either: nothing excuses a change
         try:
             _put_back(change, change.rel, store)
-            reverted.append((change, outside[change.rel]))
+            reverted.append((change, outside[change.rel][0]))
         except (StoreError, OSError) as exc:
             failed.append((change, str(exc)))
     if changes:
@@ -354,7 +360,9 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
                 except FileNotFoundError:
                     pass
     ledger.close(store, call)
-    outside_now = _outside_now(store, before.outside, outside, time.time_ns(), ctx)
+    # what was put back is read again; with nothing changed, the reading the call started from stands
+    outside_now = _outside_now(store, before.outside, _outside_stats(ctx.config, root), time.time_ns(), ctx) \
+        if outside_changes else before.outside
     if moved or outside_now != before.outside:
         store.save_index(Index(key=protection.key, t=now, agent=before.agent, dirs=dirs, files=files,
                                outside=outside_now, feed=token))
