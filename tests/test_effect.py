@@ -714,3 +714,30 @@ def test_a_protected_file_outside_the_project_changed_between_calls_is_the_new_s
     (home / ".bashrc").write_text("# the user's own edit, outside any call\n")
     assert not project.bash("true", env={"HOME": str(home)}).post_blocked
     assert (home / ".bashrc").read_text() == "# the user's own edit, outside any call\n"
+
+
+@pytest.mark.parametrize(("command", "gone"), [
+    ("git init -q", None),  # its config sets only inert keys, its hooks are samples git never runs
+    ("git init -q && git remote add origin https://example.com/game.git", None),
+    ("git init -q && git config user.email a@b.c", None),
+    ("git init -q && g=git; $g config core.fsmonitor 'rm -f PLAN.md'", ".git/config"),  # a program: the config goes
+    ("git init -q && d=.git/hooks; printf '#!/bin/sh\\n' > $d/post-checkout", ".git/hooks/post-checkout"),
+])
+def test_a_new_repositorys_inert_config_stands_and_a_program_in_it_does_not(tmp_path, command, gone):
+    project = build_project(tmp_path / "game", "claude")
+    out = project.bash(command)
+    reverted = {m["path"] for m in project.metrics() if m["event"] == "write_reverted"}
+    assert out.post_blocked == (gone is not None) and reverted == ({gone} if gone else set()), (out, reverted)
+    if gone:
+        assert not (project.root / gone).exists()
+    else:
+        assert (project.root / ".git" / "config").exists()
+        assert list((project.root / ".git" / "hooks").glob("*.sample"))
+
+
+def test_a_program_added_beside_inert_settings_puts_the_config_back(tmp_path):
+    project = build_project(tmp_path / "game", "claude")
+    git(project.root, "init", "-q")
+    config = (project.root / ".git" / "config").read_bytes()
+    out = project.bash("g=git; $g remote add origin https://example.com/g.git && $g config alias.st '!rm -f PLAN.md'")
+    assert out.post_blocked and (project.root / ".git" / "config").read_bytes() == config

@@ -329,7 +329,9 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     outside_changes = _outside_changes(before.outside, outside, now)
     reverted: list[tuple[Change, str]] = []
     failed: list[tuple[Change, str]] = []
-    for change in outside_changes:  # no other call may write them either: nothing excuses a change
+    for change in outside_changes:  # no other call may write them: only an inert git setting stands
+        if _inert_git(change, change.rel, store, ctx.config.effect.git_inert_keys):
+            continue
         try:
             _put_back(change, change.rel, store)
             reverted.append((change, outside[change.rel][0]))
@@ -343,7 +345,8 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
         for change in changes:
             path = os.path.join(root, change.rel)
             if book.excusing(change.rel, started, now, call, not agent.in_subagent, allows) or (
-                    asked and _answered(change, path, store, ctx.config.effect.answer_keys.get(change.rel))):
+                    asked and _answered(change, path, store, ctx.config.effect.answer_keys.get(change.rel))) or (
+                    _inert_git(change, path, store, ctx.config.effect.git_inert_keys)):
                 try:
                     files[change.rel] = _keep(store, root, change.rel, os.lstat(path), now, ctx)
                 except FileNotFoundError:
@@ -397,6 +400,32 @@ def _answered(change: Change, path: str, store: Store, keys: list[str] | None) -
         return False
     return ({k: v for k, v in before.items() if k not in keys}
             == {k: v for k, v in after.items() if k not in keys})
+
+
+def _inert_git(change: Change, path: str, store: Store, inert: list[str]) -> bool:
+    """Whether the change is of a git config (a repository's, a submodule's, a worktree's, the
+    user's) and sets, changes or removes only keys that name no program (`[effect] git_inert_keys`):
+    what `git init`, `git remote add` or `git push -u` write. One this reader cannot read is not."""
+    parts = path.split("/")
+    if change.kind == "deleted" or not (
+            (parts[-1] in ("config", "config.worktree") and (".git" in parts or parts[-2:-1] == ["git"]))
+            or parts[-1] == ".gitconfig"):
+        return False
+    from collections import Counter  # a git config changed in a call: not on every call's way
+    from fnmatch import fnmatchcase
+
+    from ..formats import gitconfig
+
+    data, _ = _read(path)
+    try:
+        before = [] if change.before is None else gitconfig.entries(store.get(change.before.digest).decode())
+        after = gitconfig.entries(data.decode()) if data is not None else None
+    except (StoreError, UnicodeDecodeError):
+        return False
+    if before is None or after is None:
+        return False
+    was, now = Counter(before), Counter(after)
+    return all(any(fnmatchcase(name, pattern) for pattern in inert) for name, _ in (was - now) + (now - was))
 
 
 def begin(event: Event, ctx: Context, refused: bool) -> None:
