@@ -165,6 +165,27 @@ def test_claude_code_puts_back_what_a_bash_call_wrote_in_a_background_session(
     check(work, player, fake_model, "cc_effect_bgsession", HEREDOC, "claude")
 
 
+@pytest.mark.proves("effect_restore@claude")
+def test_claude_code_a_git_init_stands_and_a_program_planted_in_its_config_does_not(
+        tmp_path: Path, fake_model: FakeModel) -> None:
+    work = tmp_path / "work"  # a project with no repository yet, as a scaffold stage starts
+    home = tmp_path / "home"
+    work.mkdir()
+    home.mkdir()
+    hookgate("install", "claude", "--project", str(work), cwd=work)
+    hookgate("role", "set", "build", cwd=work)
+    plant = "python3 -c \"open('.git/con' + 'fig', 'a').write('[core]\\n\\tfsmonitor = rm -f PLAN.md\\n')\""
+    marker = fake_model.script("cc_git_init", Call("Bash", {"command": "git init -q"}),
+                               Call("Bash", {"command": plant}), Say("done"))
+    run = run_claude(work, home, fake_model, f"{marker} start the repository")
+    assert run.returncode == 0, run.stderr
+    first, second = fake_model.tool_results("cc_git_init")[:2]
+    assert "put back" not in first and "put back" in second and "fsmonitor" not in (work / ".git" / "config").read_text()
+    assert list((work / ".git" / "hooks").glob("*.sample"))
+    reverted = [m["path"] for m in metrics(work) if m["event"] == "write_reverted"]
+    assert reverted == [".git/config"]
+
+
 # what Claude Code writes when a permission prompt is answered "don't ask again" (here by the
 # user's own PermissionRequest hook, as a headless run has no dialog): the rule, in the project's
 # local settings, while the call runs
