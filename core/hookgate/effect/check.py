@@ -11,7 +11,7 @@ import os
 import stat
 import sys
 import time
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple, TypeVar
 
 import msgspec
 
@@ -30,6 +30,8 @@ from .tree import Dir, File, Index, Reading, Skip, file_sig, protected_paths, re
 if TYPE_CHECKING:
     from ..config.schema import Config
     from .feed import CoreFeed, Feed
+
+T = TypeVar("T")
 
 
 class Change(NamedTuple):
@@ -388,18 +390,13 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
 def _answered(change: Change, path: str, store: Store, keys: list[str] | None) -> bool:
     """Whether the change is what a runtime writes answering a permission prompt: in a JSON
     settings file, a change of `keys` alone (the rest, whatever holds hookgate's hooks, as it was)."""
-    if keys is None or change.kind == "deleted":
+    if keys is None:
         return False
-    data, _ = _read(path)
-    try:
-        before = {} if change.before is None else msgspec.json.decode(store.get(change.before.digest))
-        after = msgspec.json.decode(data) if data is not None else None
-    except (StoreError, OSError, msgspec.DecodeError):
+    read = _before_and_now(change, path, store, msgspec.json.decode)
+    if read is None or not isinstance(read[0] or {}, dict) or not isinstance(read[1], dict):
         return False
-    if not isinstance(before, dict) or not isinstance(after, dict):
-        return False
-    return ({k: v for k, v in before.items() if k not in keys}
-            == {k: v for k, v in after.items() if k not in keys})
+    before, now = read[0] or {}, read[1]
+    return {k: v for k, v in before.items() if k not in keys} == {k: v for k, v in now.items() if k not in keys}
 
 
 def _inert_git(change: Change, path: str, store: Store, inert: list[str]) -> bool:
@@ -407,8 +404,7 @@ def _inert_git(change: Change, path: str, store: Store, inert: list[str]) -> boo
     user's) and sets, changes or removes only keys that name no program (`[effect] git_inert_keys`):
     what `git init`, `git remote add` or `git push -u` write. One this reader cannot read is not."""
     parts = path.split("/")
-    if change.kind == "deleted" or not (
-            (parts[-1] in ("config", "config.worktree") and (".git" in parts or parts[-2:-1] == ["git"]))
+    if not ((parts[-1] in ("config", "config.worktree") and (".git" in parts or parts[-2:-1] == ["git"]))
             or parts[-1] == ".gitconfig"):
         return False
     from collections import Counter  # a git config changed in a call: not on every call's way
@@ -416,16 +412,26 @@ def _inert_git(change: Change, path: str, store: Store, inert: list[str]) -> boo
 
     from ..formats import gitconfig
 
-    data, _ = _read(path)
-    try:
-        before = [] if change.before is None else gitconfig.entries(store.get(change.before.digest).decode())
-        after = gitconfig.entries(data.decode()) if data is not None else None
-    except (StoreError, UnicodeDecodeError):
+    read = _before_and_now(change, path, store, lambda data: gitconfig.entries(data.decode()))
+    if read is None or read[1] is None or (change.before is not None and read[0] is None):
         return False
-    if before is None or after is None:
-        return False
-    was, now = Counter(before), Counter(after)
+    was, now = Counter(read[0] or []), Counter(read[1])
     return all(any(fnmatchcase(name, pattern) for pattern in inert) for name, _ in (was - now) + (now - was))
+
+
+def _before_and_now(change: Change, path: str, store: Store, parse: Callable[[bytes], T]
+                    ) -> tuple[T | None, T] | None:
+    """A changed or created file as `parse` reads its kept copy (None: created) and its bytes now;
+    None when it was deleted or either cannot be read or parsed."""
+    if change.kind == "deleted":
+        return None
+    data, _ = _read(path)
+    if data is None:
+        return None
+    try:
+        return (None if change.before is None else parse(store.get(change.before.digest))), parse(data)
+    except (StoreError, ValueError):  # a decode error of either format is a ValueError
+        return None
 
 
 def begin(event: Event, ctx: Context, refused: bool) -> None:

@@ -113,7 +113,6 @@ def protection_for(agent: Agent, config: Config, root: str | None = None) -> Pro
     return protection
 
 
-
 _WILDCARDS = frozenset("*?[")
 # (id(config), root) -> (the config, the variables its places read, their values then, the files)
 _outside: dict[tuple[int, str], tuple[Config, Variables, tuple[object, ...], dict[str, str]]] = {}
