@@ -525,6 +525,17 @@ def test_git_config_that_sets_writes_the_config_file_git_writes(command, written
     assert unknown == [] and written.format(repo=repo, home=home) in [w.path for w in writes], (writes, unknown)
 
 
+@pytest.mark.parametrize("command, settings", [
+    ("git config User.Email a@b", ("user.email",)), ("git config set user.name t", ("user.name",)),
+    ("git config unset user.name", ("user.name",)), ("git config --unset-all remote.o.fetch", ("remote.o.fetch",)),
+    ("git config -e", ()), ("git config --remove-section user", ()), ("git config \"$(echo a.b)\" c", ()),
+])
+def test_git_config_names_the_key_it_sets(command, settings, tmp_path):
+    (tmp_path / ".git").mkdir()
+    writes, _ = shell_writes(command, str(tmp_path))
+    assert [w.settings for w in writes] == [settings], writes
+
+
 @pytest.mark.parametrize("command, written", [
     ("git -C addons/lib config a.b c", "{repo}/.git/modules/addons/lib/config"),  # a submodule
     ("git -C ../wt config a.b c", "{repo}/.git/config"),  # a worktree shares the repository's config

@@ -166,6 +166,25 @@ def test_setting_a_program_in_the_users_git_config_is_refused(root: Path, home: 
     assert not (home / ".gitconfig").exists()
 
 
+@pytest.mark.parametrize("command, passes", [
+    ("git config user.email a@b.c", True), ("git config --global user.name t", True),
+    ("git config remote.origin.url https://example.com/g.git", True), ("git config --unset user.name", True),
+    ("git config set --append remote.Origin.fetch '+refs/heads/*:refs/remotes/origin/*'", True),
+    ("git config core.fsmonitor 'rm -f PLAN.md'", False), ("git config alias.st '!rm -f PLAN.md'", False),
+    ("git config --file .git/config include.path /tmp/evil.cfg", False), ("git config -e", False),
+    ("git config --rename-section user alias", False), ("git config \"$(echo user.email)\" a@b.c", False),
+])
+def test_git_config_that_sets_a_key_naming_no_program_passes(root: Path, home: Path, tmp_path: Path,
+                                                              command: str, passes: bool) -> None:
+    """The preset's git_inert_keys: git config that sets or unsets only them passes the shell gate;
+    any other key, an editor, a section renamed, a key known only at run time is refused."""
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    refused, reason = pre(root, home, "Bash", command=command)
+    assert refused != passes, reason
+    if not passes:
+        assert GIT in reason or "cannot tell" in reason, reason
+
+
 GIT_IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
                 "GIT_COMMITTER_EMAIL": "t@t"}
 

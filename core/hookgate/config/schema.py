@@ -115,6 +115,10 @@ class Protect(_Strict, frozen=True):
     # runs by itself: the scripts they run fill the path class `runtime_scripts`
     # (config/runtime_scripts.py). Project-relative, or anchored at `~/` or `$NAME/`
     command_settings: list[str] = []
+    # git config keys that name no program git runs (fnmatch patterns on `section.sub.key`,
+    # lower case): a `git config` that sets or unsets only these, and a change of a protected git
+    # config that touches only these, are let through (`git init`, `git remote add`, an identity)
+    git_inert_keys: list[str] = []
 
 
 class Pipeline(_Strict, frozen=True):
@@ -194,16 +198,6 @@ class Effect(_Strict, frozen=True):
     # (its PermissionRequest), is the answer's and stands; any other change is put back
     answer_keys: dict[str, list[str]] = msgspec.field(default_factory=lambda: {
         ".claude/settings.local.json": ["permissions"], ".claude/settings.json": ["permissions"]})
-    # git config keys that name no program git runs: a change of a protected git config (a
-    # repository's, a submodule's, the user's) that sets, changes or removes only these stands
-    # (`git init`, `git remote add`, `git push -u`, an identity); any other key in it puts it back
-    git_inert_keys: list[str] = msgspec.field(default_factory=lambda: [
-        "core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates", "core.ignorecase",
-        "core.precomposeunicode", "core.symlinks", "core.autocrlf", "core.eol", "extensions.objectformat",
-        "init.defaultbranch", "user.name", "user.email", "pull.rebase", "pull.ff", "push.default",
-        "push.autosetupremote", "fetch.prune", "remote.*.url", "remote.*.pushurl", "remote.*.fetch", "remote.*.push",
-        "remote.*.tagopt", "remote.*.prune", "branch.*.remote", "branch.*.merge", "branch.*.rebase",
-        "branch.*.pushremote", "submodule.*.url", "submodule.*.active", "submodule.*.branch"])
     # how long a write hookgate allowed, or a running call, excuses changes when its after-event
     # never comes (a runtime killed mid-call)
     ledger_seconds: float = 600.0

@@ -332,7 +332,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     reverted: list[tuple[Change, str]] = []
     failed: list[tuple[Change, str]] = []
     for change in outside_changes:  # no other call may write them: only an inert git setting stands
-        if _inert_git(change, change.rel, store, ctx.config.effect.git_inert_keys):
+        if _inert_git(change, change.rel, store, ctx.config.pipeline.protect.git_inert_keys):
             continue
         try:
             _put_back(change, change.rel, store)
@@ -348,7 +348,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
             path = os.path.join(root, change.rel)
             if book.excusing(change.rel, started, now, call, not agent.in_subagent, allows) or (
                     asked and _answered(change, path, store, ctx.config.effect.answer_keys.get(change.rel))) or (
-                    _inert_git(change, path, store, ctx.config.effect.git_inert_keys)):
+                    _inert_git(change, path, store, ctx.config.pipeline.protect.git_inert_keys)):
                 try:
                     files[change.rel] = _keep(store, root, change.rel, os.lstat(path), now, ctx)
                 except FileNotFoundError:
@@ -401,8 +401,9 @@ def _answered(change: Change, path: str, store: Store, keys: list[str] | None) -
 
 def _inert_git(change: Change, path: str, store: Store, inert: list[str]) -> bool:
     """Whether the change is of a git config (a repository's, a submodule's, a worktree's, the
-    user's) and sets, changes or removes only keys that name no program (`[effect] git_inert_keys`):
-    what `git init`, `git remote add` or `git push -u` write. One this reader cannot read is not."""
+    user's) and sets, changes or removes only keys that name no program (`[pipeline.protect]
+    git_inert_keys`): what `git init`, `git remote add` or `git push -u` write. One this reader
+    cannot read is not."""
     parts = path.split("/")
     if not ((parts[-1] in ("config", "config.worktree") and (".git" in parts or parts[-2:-1] == ["git"]))
             or parts[-1] == ".gitconfig"):

@@ -39,6 +39,7 @@ class Write(NamedTuple):
     command: str   # the command (or redirection) that writes it
     tree: bool = False  # it may change everything under `path` (rm -r, mv, find -delete, rmtree)
     validated: bool = False  # `hookgate stage complete`: the append that validates before it writes
+    settings: tuple[str, ...] = ()  # a `git config` that sets or unsets these keys, and nothing else
 
 
 class Unknown(NamedTuple):
@@ -522,7 +523,8 @@ class Call:
     def made_dir(self, path: str) -> None:
         self.state.made_dirs.add(path)
 
-    def target(self, word: Word, via: str | None = None, tree: bool = False, validated: bool = False) -> None:
+    def target(self, word: Word, via: str | None = None, tree: bool = False, validated: bool = False,
+               settings: tuple[str, ...] = ()) -> None:
         via = via or self.shown
         if not word.literal:
             self.reader.unknown.append(Unknown(word.text, via))
@@ -531,7 +533,7 @@ class Call:
         if path is None:
             self.reader.unknown.append(Unknown(word.text, via))
         else:
-            self.reader.writes.append(Write(path, via, tree, validated))
+            self.reader.writes.append(Write(path, via, tree, validated, settings))
 
     def unknown(self, what: str) -> None:
         self.reader.unknown.append(Unknown(what, self.shown))

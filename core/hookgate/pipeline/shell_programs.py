@@ -595,15 +595,28 @@ def _git_config(args: list[Word], cwd: str | None, call: "Call") -> None:
     if not (action in ("set", "unset", "rename-section", "remove-section", "edit") or len(operands) >= 2
             or GIT_CONFIG_WRITES & set(options)):
         return  # `git config KEY`: a read
+    settings = _git_config_key(action, operands, options)
     if not any(option in ("-f", "--file") for option in options):
         files = _git_config_files(options, cwd)
         if files is None:
             call.unknown("the config file `git config` writes")
         for path in files or ():
-            call.target(Word(path, True))
+            call.target(Word(path, True), settings=settings)
         return
     for word in _option_values(args, frozenset({"-f", "--file"})):
-        call.target(word)
+        call.target(word, settings=settings)
+
+
+def _git_config_key(action: str | None, operands: list[Word], options: list[str]) -> tuple[str, ...]:
+    """The one key a `git config` sets or unsets, lower case (the gate lets a key that names no
+    program through); () when it renames or removes a section, opens an editor, or its key is
+    not known before it runs."""
+    if action == "edit" or {"-e", "--edit", "--rename-section", "--remove-section"} & set(options):
+        return ()
+    keyed = operands[1:] if action in ("set", "unset") else operands
+    if not keyed or not keyed[0].literal or action in ("rename-section", "remove-section"):
+        return ()
+    return (keyed[0].text.lower(),)
 
 
 def _git_config_files(options: list[str], cwd: str | None) -> list[str] | None:
