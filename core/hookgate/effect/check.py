@@ -155,11 +155,15 @@ def _files_now(store: Store, index: Index, root: str, now: int, changed: dict[st
     for rel in gone:
         del files[rel]
     for rel, st in changed.items():
-        old = files.get(rel)
-        sig = file_sig(st, now, old.digest if old else "")
-        files[rel] = sig if old is not None and _same_bytes(old, st, os.path.join(root, rel)) \
-            else _keep(store, root, rel, st, now, ctx)
+        files[rel] = _file_now(store, files.get(rel), os.path.join(root, rel), st, now, ctx)
     return files
+
+
+def _file_now(store: Store, old: File | None, path: str, st: os.stat_result, now: int, ctx: Context) -> File:
+    """A protected file read again: its old copy when only its times moved, else a copy of it kept."""
+    if old is not None and _same_bytes(old, st, path):
+        return file_sig(st, now, old.digest)
+    return _keep(store, "", path, st, now, ctx)
 
 
 def _reading(index: Index, root: str, now: int, protection: Protection, skip: Skip, follow: bool
@@ -218,12 +222,8 @@ def _outside_now(store: Store, old: dict[str, File], stats: dict[str, tuple[str,
         if st is None:
             continue
         prev = old.get(path)
-        if prev is not None and prev.same(file_sig(st, now)):
-            found[path] = prev
-        elif prev is not None and _same_bytes(prev, st, path):
-            found[path] = file_sig(st, now, prev.digest)
-        else:
-            found[path] = _keep(store, "", path, st, now, ctx)
+        found[path] = prev if prev is not None and prev.same(file_sig(st, now)) \
+            else _file_now(store, prev, path, st, now, ctx)
     return found
 
 
@@ -332,13 +332,8 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     reverted: list[tuple[Change, str]] = []
     failed: list[tuple[Change, str]] = []
     for change in outside_changes:  # no other call may write them: only an inert git setting stands
-        if _inert_git(change, change.rel, store, ctx.config.pipeline.protect.git_inert_keys):
-            continue
-        try:
-            _put_back(change, change.rel, store)
-            reverted.append((change, outside[change.rel][0]))
-        except (StoreError, OSError) as exc:
-            failed.append((change, str(exc)))
+        if not _inert_git(change, change.rel, store, ctx.config.pipeline.protect.git_inert_keys):
+            _restore(change, change.rel, store, outside[change.rel][0], reverted, failed)
     if changes:
         book = ledger.Ledger.load(store, ctx.config.effect.ledger_seconds)
         allows = lambda other, rel: other != agent and protection_for(other, ctx.config, root).reason(rel) is None  # noqa: E731
@@ -354,11 +349,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
                 except FileNotFoundError:
                     pass
                 continue
-            try:
-                _put_back(change, path, store)
-                reverted.append((change, protection.reason(change.rel) or "a protected file"))
-            except (StoreError, OSError) as exc:
-                failed.append((change, str(exc)))
+            _restore(change, path, store, protection.reason(change.rel) or "a protected file", reverted, failed)
             if change.kind != "created" and change.before is not None:
                 try:
                     files[change.rel] = file_sig(os.lstat(path), time.time_ns(), change.before.digest)
@@ -409,7 +400,6 @@ def _inert_git(change: Change, path: str, store: Store, inert: list[str]) -> boo
             or parts[-1] == ".gitconfig"):
         return False
     from collections import Counter  # a git config changed in a call: not on every call's way
-    from fnmatch import fnmatchcase
 
     from ..formats import gitconfig
 
@@ -417,7 +407,7 @@ def _inert_git(change: Change, path: str, store: Store, inert: list[str]) -> boo
     if read is None or read[1] is None or (change.before is not None and read[0] is None):
         return False
     was, now = Counter(read[0] or []), Counter(read[1])
-    return all(any(fnmatchcase(name, pattern) for pattern in inert) for name, _ in (was - now) + (now - was))
+    return gitconfig.inert((name for name, _ in (was - now) + (now - was)), inert)
 
 
 def _before_and_now(change: Change, path: str, store: Store, parse: Callable[[bytes], T]
@@ -471,6 +461,16 @@ def rename_call(event: Event, tool_use_id: str, root: "os.PathLike[str] | str") 
 def _rekeyed(before: Index, protection: Protection, store: Store) -> Index:
     files = {rel: f for rel, f in before.files.items() if protection.reason(rel)}
     return Index(key=protection.key, t=before.t, agent=before.agent, dirs={}, files=files, outside=before.outside)
+
+
+def _restore(change: Change, path: str, store: Store, reason: str, reverted: list[tuple[Change, str]],
+             failed: list[tuple[Change, str]]) -> None:
+    """Put the change back: noted in `reverted` with the rule's reason, or in `failed` with why not."""
+    try:
+        _put_back(change, path, store)
+        reverted.append((change, reason))
+    except (StoreError, OSError) as exc:
+        failed.append((change, str(exc)))
 
 
 def _put_back(change: Change, path: str, store: Store) -> None:

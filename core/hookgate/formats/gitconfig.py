@@ -12,6 +12,8 @@ unreadable (None), so a file git reads in a way this reader does not is never ta
 from __future__ import annotations
 
 import re
+from fnmatch import fnmatchcase
+from typing import Iterable
 
 _HEADER = re.compile(r'\[([A-Za-z0-9.-]+)(?:[ \t]+"((?:[^"\\\n]|\\.)*)")?\]')
 _KEY = re.compile(r"([A-Za-z][A-Za-z0-9-]*)[ \t]*(=?)")
@@ -76,3 +78,9 @@ def _value(text: str) -> tuple[str, bool]:
         else:
             out.append(char)
     return "".join(out).strip(_BLANK), False
+
+
+def inert(names: Iterable[str], patterns: list[str]) -> bool:
+    """Whether every name is one of `patterns` (fnmatch, on lower-case `section.sub.key`): the keys
+    that name no program git runs ([pipeline.protect] git_inert_keys)."""
+    return all(any(fnmatchcase(name.lower(), pattern) for pattern in patterns) for name in names)

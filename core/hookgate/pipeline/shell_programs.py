@@ -611,12 +611,11 @@ def _git_config_key(action: str | None, operands: list[Word], options: list[str]
     """The one key a `git config` sets or unsets, lower case (the gate lets a key that names no
     program through); () when it renames or removes a section, opens an editor, or its key is
     not known before it runs."""
-    if action == "edit" or {"-e", "--edit", "--rename-section", "--remove-section"} & set(options):
+    if action in ("edit", "rename-section", "remove-section") or {
+            "-e", "--edit", "--rename-section", "--remove-section"} & set(options):
         return ()
     keyed = operands[1:] if action in ("set", "unset") else operands
-    if not keyed or not keyed[0].literal or action in ("rename-section", "remove-section"):
-        return ()
-    return (keyed[0].text.lower(),)
+    return (keyed[0].text.lower(),) if keyed and keyed[0].literal else ()
 
 
 def _git_config_files(options: list[str], cwd: str | None) -> list[str] | None:

@@ -61,19 +61,13 @@ UNKNOWN_OUTLIVES = (
 BACKGROUND_CALL = "the call itself, run in the background"
 
 
-def _inert(keys: tuple[str, ...], ctx: Context) -> bool:
-    from fnmatch import fnmatchcase
-
-    inert = ctx.config.pipeline.protect.git_inert_keys
-    return all(any(fnmatchcase(key, pattern) for pattern in inert) for key in keys)
-
-
 def check_shell_writes(event: Event, ctx: Context) -> Verdict | None:
     command = getattr(event, "tool_input", {}).get("command")
     if not isinstance(command, str) or not command.strip():
         return None
     # the shell reader (a few dozen milliseconds of imports) loads with the first command judged:
     # a hook process deciding a Write never pays for it
+    from ..formats import gitconfig
     from .shell import DEVICES, Unknown, shell_writes
 
     root = ctx.project.root_text
@@ -81,13 +75,14 @@ def check_shell_writes(event: Event, ctx: Context) -> Verdict | None:
     writes, unknown = shell_writes(command, cwd)
     writes = [placed(write, ctx) for write in writes]
     role = ctx.current_role()
+    protect = ctx.config.pipeline.protect
     reasons: list[str] = []
     for write in writes:
         if write.path.startswith(DEVICES):
             continue
         ctx.record("file_write", file=file_name(write.path), path=write.path, is_subagent=event.in_subagent, via="Bash",
                    command=write.command)
-        if role is not None and write.settings and _inert(write.settings, ctx):
+        if role is not None and write.settings and gitconfig.inert(write.settings, protect.git_inert_keys):
             continue  # `git config user.email ...`: a key that names no program git runs
         if role is not None and not write.tree and _shared_inode(write.path):
             unknown.append(Unknown(f"{file_name(write.path)}, a file with more than one name (a hard link)",
