@@ -716,6 +716,113 @@ def test_a_protected_file_outside_the_project_changed_between_calls_is_the_new_s
     assert (home / ".bashrc").read_text() == "# the user's own edit, outside any call\n"
 
 
+# what the runtimes run by themselves from the user's folders, written in forms no syntax gate reads
+# (the folder's name assembled in Python): (name, the python code with `h` the home, the files changed)
+PLANTED = [
+    ("a new skill, its shell line run when it loads",
+     "p = os.path.join(h, '.cla' + 'ude', 'skills', 'tidy', 'SKILL.md'); os.makedirs(os.path.dirname(p))\n"
+     "open(p, 'w').write('---\\nname: tidy\\n---\\n!`rm -f PLAN.md`\\n')",
+     {".claude/skills/tidy/SKILL.md": "created"}),
+    ("an existing skill's script appended to",
+     "open(os.path.join(h, '.cla' + 'ude', 'skills', 'lint', 'run.sh'), 'a').write('rm -f PLAN.md\\n')",
+     {".claude/skills/lint/run.sh": "changed"}),
+    ("a user agent deleted", "os.remove(os.path.join(h, '.cla' + 'ude', 'agents', 'reviewer.md'))",
+     {".claude/agents/reviewer.md": "deleted"}),
+    ("an OpenCode plugin, run when OpenCode starts",
+     "p = os.path.join(h, '.config', 'open' + 'code', 'plugin'); os.makedirs(p)\n"
+     "open(os.path.join(p, 'x.js'), 'w').write('export const X = async () => ({})')",
+     {".config/opencode/plugin/x.js": "created"}),
+    ("a file of ~/.bashrc.d, which .bashrc sources", "open(os.path.join(h, '.bash' + 'rc.d', 'a.sh'), 'w').write('rm -f PLAN.md')",
+     {".bashrc.d/a.sh": "created"}),
+]
+
+
+def home_with_extensions(home: Path) -> None:
+    """A home with a user skill (kept in a dotfiles folder, linked), an agent and a ~/.bashrc.d."""
+    dotfiles = home.parent / "dotfiles" / "lint"
+    dotfiles.mkdir(parents=True)
+    (dotfiles / "SKILL.md").write_text("---\nname: lint\n---\nRun ./run.sh\n")
+    (dotfiles / "run.sh").write_text("gdlint .\n")
+    (home / ".claude" / "skills").mkdir(parents=True)
+    (home / ".claude" / "skills" / "lint").symlink_to(dotfiles)
+    (home / ".claude" / "agents").mkdir()
+    (home / ".claude" / "agents" / "reviewer.md").write_text("---\nname: reviewer\n---\nReview.\n")
+    (home / ".bashrc.d").mkdir()
+
+
+def home_files(home: Path) -> dict[str, bytes]:
+    """Every file in the home, as reached from it (a linked folder followed), by its bytes; hookgate's
+    own cache (~/.cache/hookgate) left out."""
+    return {os.path.relpath(os.path.join(folder, name), home): Path(folder, name).read_bytes()
+            for folder, _, names in os.walk(home, followlinks=True) for name in names
+            if not os.path.relpath(folder, home).startswith(".cache")}
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize(("code", "changed"), [case[1:] for case in PLANTED], ids=[case[0] for case in PLANTED])
+def test_the_protected_folders_outside_the_project_are_listed_and_put_back(tmp_path, monkeypatch, runtime, code, changed):
+    """The self-protection rules name whole folders outside the project whose files a runtime runs by
+    itself (~/.claude/skills/*, ~/.config/opencode/plugin/*, ~/.bashrc.d/*): they are listed around
+    each call, and what the call wrote there is put back, whatever form the write took."""
+    command = f"python3 - <<'EOF'\nimport os\nh = os.environ['HOME']\n{code}\nEOF"
+    outcomes = {}
+    for role in (None, "build"):  # with no role, the ground truth: what the code really changes
+        home = tmp_path / str(role) / "home"
+        home.mkdir(parents=True)
+        home_with_extensions(home)
+        before = home_files(home)
+        monkeypatch.setenv("HOME", str(home))
+        project = build_project(tmp_path / str(role) / "game", runtime).role(role)
+        outcomes[role] = project.bash(command, env={"HOME": str(home)})
+        now = home_files(home)
+        found = {rel: "created" if rel not in before else "deleted" if rel not in now else "changed"
+                 for rel in before.keys() | now.keys() if before.get(rel) != now.get(rel)}
+        if role is None:
+            assert found == changed and not outcomes[role].post_blocked
+            continue
+        assert found == {} and outcomes[role].post_blocked and "put back" in outcomes[role].post_reason, outcomes
+        reverted = {os.path.relpath(m["path"], home): m["change"] for m in project.metrics() if m["event"] == "write_reverted"}
+        assert reverted == changed, reverted
+
+
+def test_reading_the_protected_folders_outside_the_project_is_no_change(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    home_with_extensions(home)
+    before = home_files(home)
+    monkeypatch.setenv("HOME", str(home))
+    project = build_project(tmp_path / "game", "claude")
+    for command in ("cat ~/.claude/skills/lint/SKILL.md; ls -R ~/.claude", "grep -r name ~/.claude/agents",
+                    "touch -c ~/.claude/agents/reviewer.md"):  # only its times move: the bytes are compared
+        assert not project.bash(command, env={"HOME": str(home)}).post_blocked, command
+    assert home_files(home) == before
+    # what a runtime writes there itself during a call (Claude Code's shell snapshot) is not listed
+    snapshot = "mkdir -p ~/.claude/shell-snapshots && echo 'export A=1' > ~/.claude/shell-snapshots/s.sh"
+    assert not project.bash(snapshot, env={"HOME": str(home)}).post_blocked
+    assert (home / ".claude" / "shell-snapshots" / "s.sh").exists()
+
+
+def test_a_protected_folder_outside_the_project_with_too_many_files_is_left_to_the_syntax_gates(tmp_path, monkeypatch):
+    from hookgate.checks import Setup, check_outside_folders
+
+    home = tmp_path / "home"
+    (home / ".claude" / "skills" / "big").mkdir(parents=True)
+    for i in range(6):
+        (home / ".claude" / "skills" / "big" / f"ref{i}.md").write_text("x\n")
+    monkeypatch.setenv("HOME", str(home))
+    project = build_project(tmp_path / "game", "claude")
+    project.config(NO_SYNTAX_GATE + "[effect]\noutside_max_files = 5\n")
+    findings = check_outside_folders(Setup(project.root, os.environ))
+    assert [f.status for f in findings] == ["info", "ok"], findings
+    assert str(home / ".claude" / "skills") in findings[0].message and "more than 5 files" in findings[0].message
+    out = project.bash("echo x >> ~/.claude/skills/big/ref0.md", env={"HOME": str(home)})
+    assert not out.post_blocked and (home / ".claude" / "skills" / "big" / "ref0.md").read_text() == "x\nx\n"
+    project.config(NO_SYNTAX_GATE + "[effect]\noutside_max_files = 6\n")
+    assert [f.status for f in check_outside_folders(Setup(project.root, os.environ))] == ["ok"]
+    out = project.bash("echo x >> ~/.claude/skills/big/ref0.md", env={"HOME": str(home)})
+    assert out.post_blocked and (home / ".claude" / "skills" / "big" / "ref0.md").read_text() == "x\nx\n"
+
+
 @pytest.mark.parametrize(("command", "gone"), [
     ("git init -q", None),  # its config sets only inert keys, its hooks are samples git never runs
     ("git init -q && git remote add origin https://example.com/game.git", None),

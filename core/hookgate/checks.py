@@ -233,6 +233,28 @@ def check_nested_projects(setup: Setup) -> list[Finding]:
     return found or [Finding("ok", "no .hookgate/ below the project")]
 
 
+def check_outside_folders(setup: Setup) -> list[Finding]:
+    """The protected folders outside the project (~/.claude/skills, an OpenCode plugin folder) the
+    effect check lists around each call: how many files, and which hold too many to list."""
+    from .config.load import open_project
+    from .effect.check import files_below
+    from .effect.protection import outside_places
+    from .errors import ConfigError
+
+    try:
+        project, config = open_project(Path(setup.project))
+    except ConfigError:
+        return []  # the config check reports it
+    limit = config.effect.outside_max_files
+    folders = outside_places(config, str(project.root)).folders
+    listed = {folder: files_below(folder, limit) for folder in folders if os.path.isdir(folder)}
+    found = [Finding("info", f"{folder} holds more than {limit} files: the effect check does not list it around a "
+                             "call, only the syntax gates keep it", "raise [effect] outside_max_files to have it listed")
+             for folder, files in listed.items() if files is None]
+    return found + [Finding("ok", f"{len(folders)} protected folders outside the project are listed around each "
+                                  f"checked call; {len(listed)} exist, {sum(len(files or ()) for files in listed.values())} files in them")]
+
+
 def check_monitor_mode(setup: Setup) -> list[Finding]:
     """Monitor mode lets every refusal through, a fail-closed gate's failures included: say so."""
     from .config.load import open_project

@@ -26,6 +26,7 @@ def checks() -> list[tuple[str, str]]:
     table = [("python", "hookgate.checks:check_python"), ("bytecode", "hookgate.checks:check_bytecode"),
              ("node", "hookgate.checks:check_node"),
              ("config", "hookgate.checks:check_config"), ("nested projects", "hookgate.checks:check_nested_projects"),
+             ("outside folders", "hookgate.checks:check_outside_folders"),
              ("monitor mode", "hookgate.checks:check_monitor_mode"),
              ("versions", "hookgate.checks:check_runtime_versions")]
     for plug in PLUGS:

@@ -187,9 +187,19 @@ class Effect(_Strict, frozen=True):
     # folder names not scanned below the paths of skip_except: git's own data in a submodule's repository
     skip_below_except: list[str] = msgspec.field(default_factory=lambda: [
         "objects", "refs", "logs", "lfs", "info", "branches", "rr-cache"])
-    # the self-protection rules' files outside the project that are not read by name around a call:
-    # Claude Code rewrites ~/.claude.json (its own state) all the time, during calls too
-    skip_outside: list[str] = msgspec.field(default_factory=lambda: ["~/.claude.json", "$CLAUDE_CONFIG_DIR/.claude.json"])
+    # the self-protection rules' places outside the project that are not read around a call (the
+    # syntax gates alone keep them): what a runtime or hookgate writes itself, during calls too
+    # (Claude Code's ~/.claude.json, its shell snapshots and session environments, the plugins
+    # Claude Code and Codex update; hookgate's own state), and hookgate's install (its package,
+    # its site-packages, the standard library: thousands of files, too many to list around every call)
+    skip_outside: list[str] = msgspec.field(default_factory=lambda: [
+        "~/.claude.json", "$CLAUDE_CONFIG_DIR/.claude.json", "~/.claude/session-env/*", "~/.claude/shell-snapshots/*",
+        "$CLAUDE_CONFIG_DIR/session-env/*", "$CLAUDE_CONFIG_DIR/shell-snapshots/*", "~/.claude/plugins/*",
+        "$CLAUDE_CONFIG_DIR/plugins/*", "~/.codex/plugins/*", "$CODEX_HOME/plugins/*", "~/.local/state/hookgate/*",
+        "$XDG_STATE_HOME/hookgate/*", "$HOOKGATE_INSTALL/*", "$HOOKGATE_SITE/*", "$HOOKGATE_STDLIB/*"])
+    # a protected folder outside the project with more files than this is not listed around a call
+    # (the syntax gates alone keep it; hookgate doctor names it)
+    outside_max_files: int = 2000
     max_file_bytes: int = 16 * 1024 * 1024  # a larger protected file is watched, but no copy is kept
     max_blobs: int = 50_000  # kept copies before those nothing refers to are removed
     # the settings a runtime writes itself when the user answers a permission prompt ("don't ask

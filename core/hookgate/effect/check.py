@@ -11,7 +11,7 @@ import os
 import stat
 import sys
 import time
-from typing import TYPE_CHECKING, Callable, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, TypeVar
 
 import msgspec
 
@@ -23,7 +23,7 @@ from ..paths import below, resolved
 from ..store.locked import write_all
 from . import ledger
 from .ledger import call_id
-from .protection import Agent, Protection, agent_of, outside_files, protection_for
+from .protection import Agent, Protection, agent_of, outside_places, protection_for
 from .store import Store, StoreError, store_for
 from .tree import Dir, File, Index, Reading, Skip, file_sig, protected_paths, read, skip_of
 
@@ -128,7 +128,7 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     if index is None:
         index = Index(key=protection.key)
     (dirs, listed, changed, gone), token = _reading(index, root, now, protection, skip_for(ctx), ctx.config.effect.feed)
-    outside = _outside_now(store, index.outside, _outside_stats(ctx.config, root), now, ctx)
+    outside = _outside_now(store, index.outside, _outside_stats(ctx.config, root, index.outside), now, ctx)
     moved = listed or changed or gone or not index.t or outside != index.outside
     files = _files_now(store, index, root, now, changed, gone, ctx) if moved else index.files
     # Asked once the bytes are read, not before: a call that began meanwhile may have written them.
@@ -191,19 +191,75 @@ def _reading(index: Index, root: str, now: int, protection: Protection, skip: Sk
     return reading, token if watched else ""
 
 
-def _outside_stats(config: "Config", root: str) -> dict[str, tuple[str, "os.stat_result | None"]]:
-    """The protected files outside the project (outside_files), each with its lstat now (None:
-    not there), and behind a symlink among them the file it leads to (a dotfile kept elsewhere)."""
+def _outside_stats(config: "Config", root: str, known: Iterable[str] = ()
+                   ) -> dict[str, tuple[str, "os.stat_result | None"]]:
+    """The protected files outside the project (outside_places), each with its lstat now (None:
+    not there): those named, those found in the folders named (and `known`, those of an earlier
+    reading, found or not: one deleted is no longer found), and behind a symlink among them the
+    file it leads to (a dotfile kept elsewhere)."""
     found: dict[str, tuple[str, os.stat_result | None]] = {}
     base = root.rstrip("/") + "/"
-    for path, reason in outside_files(config, root).items():
-        st = _lstat(path)
+
+    def add(path: str, reason: str, st: "os.stat_result | None") -> None:
         found[path] = (reason, st)
         if st is not None and stat.S_ISLNK(st.st_mode):
             real = os.path.realpath(path)
             if not real.startswith(base) and real not in found:
                 found[real] = (reason, _lstat(real))
+
+    places = outside_places(config, root)
+    for path, reason in places.files.items():
+        add(path, reason, _lstat(path))
+    limit = config.effect.outside_max_files
+    for folder in places.folders:
+        files = files_below(folder, limit)
+        if files and os.path.realpath(folder).startswith(base):
+            continue  # a link into the project (~/.claude/skills kept in the project): the scan's
+        for path, st in files or ():
+            why = places.reason(path, root)
+            if why:
+                add(path, why, st)
+    for path in known:
+        if path not in found and any(path.startswith(folder + "/") for folder in places.folders):
+            why = places.reason(path, root)
+            if why:
+                add(path, why, _lstat(path))
     return found
+
+
+def files_below(folder: str, limit: int) -> "list[tuple[str, os.stat_result]] | None":
+    """Every file below `folder` (what is not a folder), with its lstat; a folder linked to is
+    listed too (a skill kept in a dotfiles repository), once. None for a folder of more than
+    `limit` files, which is not read at all (left to the syntax gates): hookgate doctor names it."""
+    files: list[tuple[str, os.stat_result]] = []
+    if not os.access(folder, os.F_OK):  # most are not there: asked without an exception raised and caught
+        return files
+    seen: set[tuple[int, int]] = set()
+    stack = [folder]
+    while stack:
+        here = stack.pop()
+        try:
+            with os.scandir(here) as entries:
+                for entry in entries:
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                        if stat.S_ISLNK(st.st_mode) and entry.is_dir():  # a linked folder: listed below the link
+                            target = os.stat(entry.path)
+                            if (target.st_dev, target.st_ino) not in seen:
+                                seen.add((target.st_dev, target.st_ino))
+                                stack.append(entry.path)
+                            continue
+                    except OSError:
+                        continue
+                    if stat.S_ISDIR(st.st_mode):
+                        stack.append(entry.path)
+                    else:
+                        files.append((entry.path, st))
+        except OSError:  # not there (most of them), or not a folder
+            continue
+        if len(files) > limit:
+            return None
+    return files
 
 
 def _lstat(path: str) -> "os.stat_result | None":
@@ -327,7 +383,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
         before = _rekeyed(before, protection, store)
     skip = skip_for(ctx)
     changes, dirs, files, now, moved, token = compare(before, root, protection, skip, ctx.config.effect.feed)
-    outside = _outside_stats(ctx.config, root)
+    outside = _outside_stats(ctx.config, root, before.outside)
     outside_changes = _outside_changes(before.outside, outside, now)
     reverted: list[tuple[Change, str]] = []
     failed: list[tuple[Change, str]] = []
@@ -357,7 +413,8 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
                     pass
     ledger.close(store, call)
     # what was put back is read again; with nothing changed, the reading the call started from stands
-    outside_now = _outside_now(store, before.outside, _outside_stats(ctx.config, root), time.time_ns(), ctx) \
+    outside_now = _outside_now(store, before.outside, _outside_stats(ctx.config, root, before.outside),
+                               time.time_ns(), ctx) \
         if outside_changes else before.outside
     if moved or outside_now != before.outside:
         store.save_index(Index(key=protection.key, t=now, agent=before.agent, dirs=dirs, files=files,

@@ -114,40 +114,68 @@ def protection_for(agent: Agent, config: Config, root: str | None = None) -> Pro
 
 
 _WILDCARDS = frozenset("*?[")
-# (id(config), root) -> (the config, the variables its places read, their values then, the files)
-_outside: dict[tuple[int, str], tuple[Config, Variables, tuple[object, ...], dict[str, str]]] = {}
 
 
-def outside_files(config: Config, root: str) -> dict[str, str]:
-    """The files outside the project no agent may change while a role is active, with the reason:
-    those the self-protection rules name one by one at a place ("~/.bashrc", "$CODEX_HOME/hooks.json",
-    no wildcard), as named (check.py follows a symlink among them to its file). The scan sees only
-    the project, so the effect check reads these by name. A pattern over a folder's files
-    ("~/.claude/skills/*", "$HOOKGATE_SITE/*") is left to the syntax gates, and `[effect]
-    skip_outside` to the runtimes that write it themselves (~/.claude.json). Worked out once per
-    config, root and values of the variables the places read (HOME, CODEX_HOME, ...)."""
+class Outside(NamedTuple):
+    """The protected places outside the project the effect check reads (outside_places)."""
+
+    files: dict[str, str]  # path -> the reason: files named one by one ("~/.bashrc")
+    folders: dict[str, str]  # folder -> the reason of its rule: every file below it ("~/.claude/skills/*")
+    rules: list[PathRule]  # the self-protection rules, to judge a file found in a folder
+    classes: dict[str, list[str]]
+    answers: dict[str, str | None]  # path -> its reason: these places live as long as what they were worked out from
+
+    def reason(self, path: str, root: str) -> str | None:
+        """Why a file found below one of `folders` is protected (an earlier rule may allow it)."""
+        try:
+            return self.answers[path]
+        except KeyError:
+            answer = denial(self.rules, path.lower(), self.classes, root)
+            if len(self.answers) < 100_000:
+                self.answers[path] = answer
+            return answer
+
+
+_NOTHING = Outside({}, {}, [], {}, {})
+# (id(config), root) -> (the config, the variables its places read, their values then, the places)
+_outside: dict[tuple[int, str], tuple[Config, Variables, tuple[object, ...], Outside]] = {}
+
+
+def outside_places(config: Config, root: str) -> Outside:
+    """The places outside the project no agent may change while a role is active: the files the
+    self-protection rules name one by one at a place ("~/.bashrc", "$CODEX_HOME/hooks.json", no
+    wildcard), as named (check.py follows a symlink among them to its file), and the folders whose
+    every file they name ("~/.claude/skills/*", a folder named before its one `*`), which the
+    check lists. The scan sees only the project, so the effect check reads these by name.
+    `[effect] skip_outside` names those left to the syntax gates: what the runtimes or hookgate
+    write themselves during calls (~/.claude.json, a shell snapshot, hookgate's state), and
+    hookgate's install, too large to list around every call. Worked out once per config, root and
+    values of the variables the places read (HOME, CODEX_HOME, ...)."""
     pipeline = config.pipeline
     if not pipeline.protect.enabled:
-        return {}
+        return _NOTHING
     key = (id(config), root)
     hit = _outside.get(key)
     if hit is not None and hit[0] is config and hit[1].values() == hit[2]:
         return hit[3]
     skipped = set(config.effect.skip_outside)
     patterns = [pattern for rule in pipeline.protect.rules for pattern in expand(rule.deny or [], pipeline.paths)
-                if pattern[:1] in ("~", "$") and pattern not in skipped and not _WILDCARDS.intersection(pattern)]
+                if pattern[:1] in ("~", "$") and pattern not in skipped
+                and not _WILDCARDS.intersection(pattern.removesuffix("/*"))]
     variables = Variables(tuple(sorted({name for pattern in patterns for name in anchor_names(pattern)})))
     values = variables.values()
     base = root.rstrip("/") + "/"
-    found: dict[str, str] = {}
+    found = Outside({}, {}, pipeline.protect.rules, pipeline.paths, {})
     for pattern in patterns:
-        named = place(pattern)
-        if named is None or named in found or named.startswith(base):
-            continue
+        folder = pattern.endswith("/*")
+        named = place(pattern.removesuffix("/*"))
+        places = found.folders if folder else found.files
+        if named is None or named in places or (named + "/").startswith(base) or base.startswith(named + "/"):
+            continue  # the project's own files are the scan's
         # judged as write_denial judges a place outside the project: an earlier rule may say otherwise
-        reason = denial(pipeline.protect.rules, named.lower(), pipeline.paths, root)
+        reason = found.reason(named + "/x" if folder else named, root)
         if reason:
-            found[named] = reason
+            places[named] = reason
     if len(_outside) >= 16:
         _outside.clear()
     _outside[key] = (config, variables, values, found)
