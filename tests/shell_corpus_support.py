@@ -42,8 +42,10 @@ BIG_COMMAND_CHARS = 105_000    # over the reader's limit, under what `bash -c` a
 # git's bookkeeping; the files hookgate itself writes on every call (its records, the effect
 # check's store, which session owns the role): none of them is the command's doing
 SKIPPED = (".git/", ".hookgate/sessions/", ".hookgate/metrics.jsonl/", ".hookgate/effect/", ".hookgate/role_owner.json/")
-# but what git runs by itself: the programs its config names (core.fsmonitor, diff.external) and its hooks
+# but what git runs by itself: the programs its config names (core.fsmonitor, diff.external) and its hooks,
+# the project's and those of a repository cloned inside it (addons/lib, which `git -C` runs)
 GIT_PROGRAMS = (".git/config/", ".git/config.worktree/", ".git/hooks/")
+NESTED_REPOSITORY = "addons/lib"
 
 # What each actor may not write, as the godot preset says (kept here, independent of hookgate's
 # matcher, so the ground truth does not come from the code under test).
@@ -197,6 +199,12 @@ def build_template(base: Path, big: bool = False) -> Path:
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=project, check=True, env=env)
     subprocess.run(["git", "add", "-A"], cwd=project, check=True, env=env)
     subprocess.run(["git", "commit", "-qm", "fixture"], cwd=project, check=True, env=env)
+    # an addon cloned inside the project: a repository of its own, which the project's does not track
+    lib = project / NESTED_REPOSITORY
+    lib.mkdir(parents=True)
+    (lib / "plugin.cfg").write_text("[plugin]\nname=\"lib\"\n")
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "addon"]):
+        subprocess.run(["git", *args], cwd=lib, check=True, env=env)
     # uncommitted work that git stash / checkout / restore / reset would throw away
     for rel in ("src/player.gd", "PLAN.md", "e2e/test_play.gd"):
         with open(project / rel, "a") as f:
@@ -222,7 +230,7 @@ def fresh_copy(template: Path, dest: Path) -> Path:
 
 
 def _git_program(rel: str) -> bool:
-    return any((rel + "/").startswith(p) for p in GIT_PROGRAMS)
+    return any(f"/{rel}/".find("/" + p) >= 0 for p in GIT_PROGRAMS)
 
 
 def _skipped(rel: str) -> bool:

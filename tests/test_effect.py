@@ -842,6 +842,39 @@ def test_a_new_repositorys_inert_config_stands_and_a_program_in_it_does_not(tmp_
         assert list((project.root / ".git" / "hooks").glob("*.sample"))
 
 
+# a program planted in a repository cloned inside the project (an addon), in forms no syntax gate
+# reads, and the git command that then runs it: (the write, the file it changes, the trigger)
+NESTED_PLANTS = [
+    ("python3 -c \"open('addons/lib/.git/con' + 'fig', 'a').write('[core]\\n\\tfsmonitor = touch ran.txt\\n')\"",
+     "addons/lib/.git/config", "git -C addons/lib status --short"),
+    ("d=addons/lib/.git/hooks; printf '#!/bin/sh\\ntouch ran.txt\\n' > $d/post-checkout; chmod +x $d/post-checkout",
+     "addons/lib/.git/hooks/post-checkout", "git -C addons/lib checkout -q -b tuned"),
+]
+
+
+@pytest.mark.parametrize(("write", "changed", "trigger"), NESTED_PLANTS, ids=["fsmonitor", "hook"])
+def test_a_repository_inside_the_project_has_its_config_and_hooks_put_back_too(tmp_path, write, changed, trigger):
+    """Every folder named .git is skipped but for what git runs by itself, at any depth: a
+    repository cloned inside the project is one a later `git -C` runs the programs of."""
+    for role in (None, "build"):  # with no role, the ground truth: the write makes git run a program
+        project = build_project(tmp_path / str(role), "claude").role(role)
+        lib = project.write("addons/lib/a.txt", "a\n").parent
+        git(lib, "init", "-q")
+        git(lib, "add", "a.txt")
+        git(lib, "-c", "user.email=a@b.c", "-c", "user.name=a", "commit", "-qm", "start")
+        before = (project.root / changed).read_bytes() if (project.root / changed).exists() else None
+        out = project.bash(write)
+        subprocess.run(["bash", "-c", trigger], cwd=project.root, capture_output=True, check=True)
+        ran = (lib / "ran.txt").exists()
+        if role is None:
+            assert ran and not out.post_blocked
+            continue
+        assert not ran and out.post_blocked, out
+        assert ((project.root / changed).read_bytes() if (project.root / changed).exists() else None) == before
+        reverted = {m["path"] for m in project.metrics() if m["event"] == "write_reverted"}
+        assert reverted == {changed}
+
+
 def test_a_program_added_beside_inert_settings_puts_the_config_back(tmp_path):
     project = build_project(tmp_path / "game", "claude")
     git(project.root, "init", "-q")

@@ -57,28 +57,34 @@ class Index(msgspec.Struct):
 class Skip(msgspec.Struct, frozen=True):
     names: frozenset[str]  # folder names never scanned (.git)
     paths: frozenset[str]  # project-relative paths hookgate writes itself (its session logs, this store)
-    # a skipped folder -> its entries scanned all the same (".git" -> ".git/config", ".git/hooks")
+    # a skipped folder's name -> the names of its entries scanned all the same, in every folder of
+    # that name at any depth (".git" -> "config", "hooks": a repository cloned inside the project too)
     within: dict[str, frozenset[str]] = {}
     # folder names not scanned below those entries (a submodule's objects and logs in .git/modules)
     inner: frozenset[str] = frozenset()
-    kept: tuple[str, ...] = ()  # the entries, each ending in "/"
+    kept: tuple[str, ...] = ()  # the entries, each as "/<folder>/<entry>/"
 
     def inner_skipped(self, rel: str, name: str) -> bool:
         """Whether folder `rel` (named `name`) is one of `inner` below an entry scanned all the same."""
-        return name in self.inner and rel.startswith(self.kept)
+        if name not in self.inner:
+            return False
+        path = "/" + rel
+        return any(entry in path for entry in self.kept)
 
 
 def skip_of(names: frozenset[str], paths: frozenset[str], kept: list[str],
             inner: frozenset[str] = frozenset()) -> Skip:
-    """The Skip of folders named `names` and of `paths`, but for the `kept` paths in them, below
-    which the folders named `inner` are skipped again."""
+    """The Skip of folders named `names` and of `paths`, but for the `kept` entries in them
+    (".git/config": the entry `config` of every folder named .git), below which the folders named
+    `inner` are skipped again."""
     within: dict[str, set[str]] = {}
     for path in kept:
-        parent = path.rpartition("/")[0]
-        if parent and parent.rpartition("/")[2] in names:
-            within.setdefault(parent, set()).add(path)
-    entries = tuple(sorted(path + "/" for paths_in in within.values() for path in paths_in))
-    return Skip(names, paths, {folder: frozenset(entries) for folder, entries in within.items()}, inner, entries)
+        parent, _, entry = path.rpartition("/")
+        folder = parent.rpartition("/")[2]
+        if folder in names:
+            within.setdefault(folder, set()).add(entry)
+    entries = tuple(sorted(f"/{folder}/{entry}/" for folder, in_it in within.items() for entry in in_it))
+    return Skip(names, paths, {folder: frozenset(in_it) for folder, in_it in within.items()}, inner, entries)
 
 
 def file_sig(st: os.stat_result, now: int, digest: str = "") -> File:
@@ -98,19 +104,20 @@ def _join(rel: str, name: str) -> str:
 def _list(root: str, rel: str, st: os.stat_result, now: int, protection: "Protection", skip: Skip) -> Dir:
     files: list[str] = []
     dirs: list[str] = []
-    kept = skip.within.get(rel)  # a skipped folder: only what is scanned in it all the same
+    name = rel.rpartition("/")[2]
+    kept = skip.within.get(name) if name in skip.names else None  # a skipped folder: what is scanned in it all the same
     try:
         with os.scandir(os.path.join(root, rel) if rel else root) as entries:
             for entry in entries:
-                child = _join(rel, entry.name)
-                if kept is not None and child not in kept:
+                if kept is not None and entry.name not in kept:
                     continue
+                child = _join(rel, entry.name)
                 try:
                     folder = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     continue
                 if folder:
-                    if (entry.name not in skip.names or child in skip.within) and child not in skip.paths \
+                    if (entry.name not in skip.names or entry.name in skip.within) and child not in skip.paths \
                             and not skip.inner_skipped(child, entry.name):
                         dirs.append(entry.name)
                 elif child not in skip.paths and protection.reason(child):
