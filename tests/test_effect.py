@@ -9,12 +9,14 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from effect_support import Project, state
+from effect_support import DIALECTS, Project, read, state
+from hookgate.hookcall import handle
 from hookgate.effect.store import store_for
 
 RUNTIMES = ["claude", "codex"]
@@ -312,15 +314,23 @@ def test_a_call_refused_before_it_runs_leaves_no_reading_and_excuses_nothing(pro
     assert ledger.count('"agent"') == 1  # only the worker call that ran was noted as running
 
 
-def test_the_store_does_not_grow_without_bound(project):
+def test_the_store_does_not_grow_without_bound(project, tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text("alias ll='ls -l'\n")  # a protected file outside the project: its copy is kept too
+    monkeypatch.setenv("HOME", str(home))
     project.config(NO_SYNTAX_GATE + "[effect]\nmax_blobs = 3\n")
     for i in range(6):
         project.write("src/player.gd", f"extends Node # {i}\n")  # a new version between calls
         project.bash("true")
-    blobs = list(store_for(project.root).blobs.iterdir())
-    assert len(blobs) <= 3 + 1  # the copies the readings refer to, pruned past the limit
-    out = project.bash("p=src/player.gd; echo x >> $p")
+    store = store_for(project.root)
+    blobs = {path.name for path in store.blobs.iterdir()}
+    outside = {f.digest for path in store.dir.glob("index-*.msgpack") for f in store._load(path).outside.values()}
+    assert outside <= blobs  # the copies of the files outside the project (.bashrc, hookgate's launcher) stay
+    assert len(blobs - outside) <= 3 + 1  # the project's: those the readings refer to, pruned past the limit
+    out = project.bash("p=src/player.gd; echo x >> $p; echo 'rm -f PLAN.md' >> ~/.bashrc")
     assert out.post_blocked and (project.root / "src/player.gd").read_text() == "extends Node # 5\n"
+    assert (home / ".bashrc").read_text() == "alias ll='ls -l'\n"
 
 
 def _last_used(store_dir: Path, seconds_ago: float) -> None:
@@ -881,3 +891,4 @@ def test_a_program_added_beside_inert_settings_puts_the_config_back(tmp_path):
     config = (project.root / ".git" / "config").read_bytes()
     out = project.bash("g=git; $g remote add origin https://example.com/g.git && $g config alias.st '!rm -f PLAN.md'")
     assert out.post_blocked and (project.root / ".git" / "config").read_bytes() == config
+

@@ -307,7 +307,7 @@ class Store:
         for path in paths:
             index = self._load(path)
             if index is not None:
-                wanted.update(f.digest for f in index.files.values() if f.digest)
+                wanted.update(f.digest for files in (index.files, index.outside) for f in files.values() if f.digest)
         for name in names:
             if name not in wanted:
                 try:
