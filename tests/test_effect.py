@@ -892,3 +892,46 @@ def test_a_program_added_beside_inert_settings_puts_the_config_back(tmp_path):
     out = project.bash("g=git; $g remote add origin https://example.com/g.git && $g config alias.st '!rm -f PLAN.md'")
     assert out.post_blocked and (project.root / ".git" / "config").read_bytes() == config
 
+
+@pytest.mark.parametrize(("edit", "kind"), [
+    (lambda root: (root / "src/player.gd").write_text(GD + "# the person's own work\n"), "changed"),
+    (lambda root: (root / "src/boss.gd").write_text("extends Node\n# the person's new file\n"), "created"),
+])
+def test_what_a_put_back_replaces_is_kept_for_the_person_whose_edit_it_may_be(project, edit, kind):
+    """A person's edit of a protected file made in their editor while an agent's call runs is
+    indistinguishable from the call's write, and is put back: what it replaced or removed is kept
+    in the store, and the record and the hook's log say where."""
+    call = "toolu_person"
+    tool_input = {"command": "true"}
+    assert not project.hook(project.tool_payload("PreToolUse", "Bash", tool_input, call))[0]
+    edit(project.root)  # the person, while the call runs
+    rel = "src/player.gd" if kind == "changed" else "src/boss.gd"
+    written = (project.root / rel).read_bytes()
+    payload = {"session_id": project.session, "cwd": str(project.root),
+               **project.tool_payload("PostToolUse", "Bash", tool_input, call, tool_response="")}
+    answer = handle(DIALECTS[project.runtime], json.dumps(payload).encode(),
+                    {"HOOKGATE_PROJECT_DIR": str(project.root), "HOOKGATE_WARM": "off"})
+    blocked, reason, _ = read(project.runtime, "PostToolUse", answer)
+    assert blocked and f"{rel} was" in reason
+    assert (project.root / rel).exists() == (kind == "changed")
+    (record,) = [m for m in project.metrics() if m["event"] == "write_reverted"]
+    assert record["path"] == rel and record["change"] == kind
+    displaced = Path(record["displaced"])
+    assert displaced.read_bytes() == written and displaced.name.endswith(Path(rel).name)
+    assert str(displaced) not in answer.stderr  # not the model's to know (Codex hands it the hook's stderr)
+    # the person finds it where the hook's message points: hookgate explain
+    explained = subprocess.run([sys.executable, "-m", "hookgate", "explain", project.session, "--tool-use-id", call,
+                                "--project", str(project.root)], capture_output=True, text=True, check=True).stdout
+    assert f"put back: {rel} ({kind}); what the call left there is kept at {displaced}" in explained, explained
+
+
+def test_a_deleted_file_put_back_displaces_nothing_and_only_the_newest_copies_are_kept(project, monkeypatch):
+    from hookgate.effect import store as effect_store
+
+    out = project.bash("f=src/player.gd; rm $f")
+    (record,) = [m for m in project.metrics() if m["event"] == "write_reverted"]
+    assert out.post_blocked and record["change"] == "deleted" and "displaced" not in record
+    monkeypatch.setattr(effect_store, "MAX_DISPLACED", 3)
+    kept = effect_store.store_for(project.root)
+    paths = [kept.keep_displaced("PLAN.md", b"%d" % i) for i in range(5)]
+    assert sorted(os.listdir(kept.displaced)) == sorted(os.path.basename(p) for p in paths[2:])

@@ -9,7 +9,8 @@ Gates (a gate source of policy.GATE_SOURCES):
                    the state of the files this agent may not write, and a copy of their bytes;
   effect_restore   PostToolUse / PostToolUseFailure of that call: whatever of those files the
                    call changed, created or deleted is put back, the model is told which and why
-                   (a block of the after-event), and `write_reverted` is recorded;
+                   (a block of the after-event), and `write_reverted` is recorded with where
+                   what the put-back replaced is kept (a person's edit made meanwhile);
 observers:
   effect_begin     once the PreToolUse is decided: a refused call's reading is dropped, an
                    allowed one is noted in the ledger as running;

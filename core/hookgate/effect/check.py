@@ -385,11 +385,12 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     changes, dirs, files, now, moved, token = compare(before, root, protection, skip, ctx.config.effect.feed)
     outside = _outside_stats(ctx.config, root, before.outside)
     outside_changes = _outside_changes(before.outside, outside, now)
-    reverted: list[tuple[Change, str]] = []
+    reverted: list[tuple[Change, str, str | None]] = []
     failed: list[tuple[Change, str]] = []
+    keep = ctx.config.effect.max_file_bytes
     for change in outside_changes:  # no other call may write them: only an inert git setting stands
         if not _inert_git(change, change.rel, store, ctx.config.pipeline.protect.git_inert_keys):
-            _restore(change, change.rel, store, outside[change.rel][0], reverted, failed)
+            _restore(change, change.rel, store, outside[change.rel][0], keep, reverted, failed)
     if changes:
         book = ledger.Ledger.load(store, ctx.config.effect.ledger_seconds)
         allows = lambda other, rel: other != agent and protection_for(other, ctx.config, root).reason(rel) is None  # noqa: E731
@@ -405,7 +406,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
                 except FileNotFoundError:
                     pass
                 continue
-            _restore(change, path, store, protection.reason(change.rel) or "a protected file", reverted, failed)
+            _restore(change, path, store, protection.reason(change.rel) or "a protected file", keep, reverted, failed)
             if change.kind != "created" and change.before is not None:
                 try:
                     files[change.rel] = file_sig(os.lstat(path), time.time_ns(), change.before.digest)
@@ -423,9 +424,10 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     if not reverted and not failed:
         return None
     command = _command(event)
-    for change, reason in reverted:
+    for change, reason, displaced in reverted:
         ctx.record("write_reverted", file=os.path.basename(change.rel), path=change.rel, change=change.kind,
-                   tool=event.tool_name, command=command, reason=reason.format(file=change.rel, role=agent.role))
+                   tool=event.tool_name, command=command, reason=reason.format(file=change.rel, role=agent.role),
+                   **({"displaced": displaced} if displaced else {}))  # `hookgate explain` shows it, the model is not told
     for change, error in failed:
         ctx.record("write_revert_failed", file=os.path.basename(change.rel), path=change.rel, change=change.kind,
                    tool=event.tool_name, command=command, error=error)
@@ -520,14 +522,26 @@ def _rekeyed(before: Index, protection: Protection, store: Store) -> Index:
     return Index(key=protection.key, t=before.t, agent=before.agent, dirs={}, files=files, outside=before.outside)
 
 
-def _restore(change: Change, path: str, store: Store, reason: str, reverted: list[tuple[Change, str]],
-             failed: list[tuple[Change, str]]) -> None:
-    """Put the change back: noted in `reverted` with the rule's reason, or in `failed` with why not."""
+def _restore(change: Change, path: str, store: Store, reason: str, keep: int,
+             reverted: list[tuple[Change, str, str | None]], failed: list[tuple[Change, str]]) -> None:
+    """Put the change back: noted in `reverted` with the rule's reason and where what the call
+    left there is kept (a file of at most `keep` bytes), or in `failed` with why not."""
     try:
+        displaced = _displace(change, path, store, keep)
         _put_back(change, path, store)
-        reverted.append((change, reason))
+        reverted.append((change, reason, displaced))
     except (StoreError, OSError) as exc:
         failed.append((change, str(exc)))
+
+
+def _displace(change: Change, path: str, store: Store, keep: int) -> str | None:
+    """Keep the bytes the put-back replaces or removes (a file the call changed or created): the
+    change may be a person's own edit, made while the call ran, and nothing of theirs is lost."""
+    st = _lstat(path) if change.kind != "deleted" else None
+    if st is None or not stat.S_ISREG(st.st_mode) or st.st_size > keep:
+        return None
+    data, _ = _read(path)
+    return store.keep_displaced(os.path.basename(path), data) if data is not None else None
 
 
 def _put_back(change: Change, path: str, store: Store) -> None:
@@ -566,11 +580,12 @@ def _command(event: ToolEvent) -> str:
 _KIND = {"changed": "changed", "created": "created (removed again)", "deleted": "deleted (recreated)"}
 
 
-def _reason(reverted: list[tuple[Change, str]], failed: list[tuple[Change, str]], agent: Agent, command: str) -> str:
+def _reason(reverted: list[tuple[Change, str, str | None]], failed: list[tuple[Change, str]], agent: Agent,
+            command: str) -> str:
     lines = []
     if reverted:
         lines.append("hookgate put back files this call may not change, exactly as they were before it:")
-        for change, reason in reverted:
+        for change, reason, _ in reverted:
             lines.append(f"- {change.rel} was {_KIND[change.kind]}: {reason.format(file=change.rel, role=agent.role)}")
     if failed:
         lines.append("hookgate found files this call may not change and could NOT put them back:")

@@ -8,6 +8,9 @@ manifest), a copy of each protected file's bytes, and the ledger of writes hookg
                                              save races the link)
     <state dir>/effect/blobs/<sha256>        file bytes, named by their digest, written once
     <state dir>/effect/ledger.jsonl          writes hookgate allowed (see ledger.py)
+    <state dir>/effect/displaced/<ns>-<name> what a put-back replaced or removed (the newest
+                                             MAX_DISPLACED): a person's edit made during a call
+                                             is not lost
     <state dir>/effect/root                  the project root this store is for
 
 The store is hookgate's, but the agent runs as the same user and could write into it. A copy is
@@ -57,6 +60,7 @@ ROOT_NOTE = "root"
 # A store whose project folder is gone is kept this long after its last use: a folder moved back,
 # a drive mounted again, finds its readings and ledger where they were.
 GONE_ROOT_SECONDS = 86_400
+MAX_DISPLACED = 200  # copies of what put-backs replaced, the newest kept
 # A store that names no root (made before stores noted theirs) is removed only once unused this long.
 UNNAMED_IDLE_SECONDS = 30 * 86_400
 
@@ -146,6 +150,7 @@ class Store:
         self.dir = directory
         self.blobs = self.dir / "blobs"
         self.calls = self.dir / "calls"
+        self.displaced = self.dir / "displaced"
         self.ledger_path = self.dir / "ledger.jsonl"
         self.ledger_text = str(self.ledger_path)  # what every allowed write's note appends to
 
@@ -294,6 +299,19 @@ class Store:
         if sha256_hex(data) != digest:
             raise StoreError("the kept copy was altered (its digest does not match)")
         return data
+
+    def keep_displaced(self, name: str, data: bytes) -> str:
+        """Keep the bytes a put-back is about to replace or remove (of the file named `name`);
+        returns where. Only the newest MAX_DISPLACED are kept."""
+        path = self.displaced / f"{time.time_ns()}-{name}"
+        _write_new(path, data, mode=0o600)
+        names = sorted(os.listdir(self.displaced))
+        for old in names[:-MAX_DISPLACED] if len(names) > MAX_DISPLACED else ():
+            try:
+                os.unlink(self.displaced / old)
+            except OSError:
+                continue
+        return str(path)
 
     def prune_blobs(self, max_blobs: int) -> None:
         try:

@@ -77,6 +77,8 @@ def explain(call: Call, root: Path, session_records: list[dict[str, Any]] | None
             "tool_use_id": decision.get("tool_use_id"),
             "input": event.get("tool_input"),
             "writes": _writes(call, event, root),
+            "put_back": [{"path": r["path"], "change": r.get("change"), "displaced": r.get("displaced")}
+                         for r in call.records if r.get("event") == "write_reverted"],
             "role": decision.get("role"),
             "redacted": event.get("redacted", []),
             "cut": event.get("cut", []),
@@ -165,6 +167,9 @@ def text(explained: dict[str, Any]) -> str:
             lines.append(f"           {key}: {_short(shown)}")
     if event["writes"]:
         lines.append("  writes:  " + ", ".join(f"{w['path']} ({w['how']})" for w in event["writes"]))
+    for back in event["put_back"]:  # a person's edit made while the call ran is put back too: where it went
+        kept = f"; what the call left there is kept at {back['displaced']}" if back["displaced"] else ""
+        lines.append(f"  put back: {back['path']} ({back['change']}){kept}")
     lines.append(f"  role:    {event['role'] or 'none active'}")
     if event["redacted"] or event["cut"]:
         lines.append(f"  stored without: secrets in {event['redacted'] or '-'}; cut to digest+tail: {event['cut'] or '-'}")
