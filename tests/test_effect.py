@@ -935,3 +935,6 @@ def test_a_deleted_file_put_back_displaces_nothing_and_only_the_newest_copies_ar
     kept = effect_store.store_for(project.root)
     paths = [kept.keep_displaced("PLAN.md", b"%d" % i) for i in range(5)]
     assert sorted(os.listdir(kept.displaced)) == sorted(os.path.basename(p) for p in paths[2:])
+    monkeypatch.setattr(effect_store, "MAX_DISPLACED_BYTES", 10)  # and no more bytes than this, the newest first
+    paths = [kept.keep_displaced("PLAN.md", b"x" * 4) for _ in range(3)] + [kept.keep_displaced("big.md", b"x" * 20)]
+    assert sorted(os.listdir(kept.displaced)) == [os.path.basename(paths[-1])]

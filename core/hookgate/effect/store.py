@@ -61,6 +61,7 @@ ROOT_NOTE = "root"
 # a drive mounted again, finds its readings and ledger where they were.
 GONE_ROOT_SECONDS = 86_400
 MAX_DISPLACED = 200  # copies of what put-backs replaced, the newest kept
+MAX_DISPLACED_BYTES = 64 * 1024 * 1024  # and no more bytes of them than this
 # A store that names no root (made before stores noted theirs) is removed only once unused this long.
 UNNAMED_IDLE_SECONDS = 30 * 86_400
 
@@ -302,13 +303,16 @@ class Store:
 
     def keep_displaced(self, name: str, data: bytes) -> str:
         """Keep the bytes a put-back is about to replace or remove (of the file named `name`);
-        returns where. Only the newest MAX_DISPLACED are kept."""
+        returns where. Only the newest are kept: MAX_DISPLACED of them, MAX_DISPLACED_BYTES in all."""
         path = self.displaced / f"{time.time_ns()}-{name}"
         _write_new(path, data, mode=0o600)
-        names = sorted(os.listdir(self.displaced))
-        for old in names[:-MAX_DISPLACED] if len(names) > MAX_DISPLACED else ():
+        kept, total = 0, 0
+        for entry in sorted(os.scandir(self.displaced), key=lambda entry: entry.name, reverse=True):
             try:
-                os.unlink(self.displaced / old)
+                total += entry.stat(follow_symlinks=False).st_size
+                kept += 1
+                if kept > MAX_DISPLACED or (total > MAX_DISPLACED_BYTES and entry.path != str(path)):
+                    os.unlink(entry.path)
             except OSError:
                 continue
         return str(path)
