@@ -938,3 +938,36 @@ def test_a_deleted_file_put_back_displaces_nothing_and_only_the_newest_copies_ar
     monkeypatch.setattr(effect_store, "MAX_DISPLACED_BYTES", 10)  # and no more bytes than this, the newest first
     paths = [kept.keep_displaced("PLAN.md", b"x" * 4) for _ in range(3)] + [kept.keep_displaced("big.md", b"x" * 20)]
     assert sorted(os.listdir(kept.displaced)) == [os.path.basename(paths[-1])]
+
+
+@pytest.mark.parametrize(("hooks_path", "hook"), [(".githooks", ".githooks/pre-commit"), (".husky/_", ".husky/pre-commit")],
+                         ids=["githooks", "husky"])
+def test_the_folder_core_hooks_path_names_is_what_git_runs_by_itself(tmp_path, hooks_path, hook):
+    """A repository whose config sets core.hooksPath (a team's .githooks/, husky's .husky/_, whose
+    scripts run the hooks of .husky/) has git run the hooks of that folder at the user's next
+    commit: they are protected as .git/hooks is (sandy#82: a redirected hooks path is the same
+    escape). Where no config names it, the folder is an ordinary one."""
+    plant = (f"python3 -c \"import os; p = '{hook}'; os.makedirs(os.path.dirname(p), exist_ok=True); "
+             "open(p, 'w').write('#!/bin/sh\\ntouch ran.txt\\n'); os.chmod(p, 0o755)\"")
+    for role, named in ((None, True), ("build", False), ("build", True)):
+        project = build_project(tmp_path / f"{role}-{named}", "claude").role(role)
+        git(project.root, "init", "-q")
+        if named:
+            git(project.root, "config", "core.hooksPath", hooks_path)
+            if hooks_path == ".husky/_":  # husky's runner: each hook of .husky/_ runs the one of .husky/
+                project.write(".husky/_/pre-commit", '#!/bin/sh\nh="$(dirname "$(dirname "$0")")/$(basename "$0")"\n'
+                                                     'if [ -f "$h" ]; then sh -e "$h"; fi\n', mode=0o755)
+        out = project.bash(plant)
+        git(project.root, "add", "-A")
+        git(project.root, "commit", "-qm", "work")
+        ran = (project.root / "ran.txt").exists()
+        if role is None or not named:  # the ground truth: git runs it when a config names the folder
+            assert ran == named and not out.post_blocked, (role, named, out)
+            continue
+        assert not ran and out.post_blocked and not (project.root / hook).exists(), out
+        assert {m["path"] for m in project.metrics() if m["event"] == "write_reverted"} == {hook}
+        # the syntax gate refuses it by name too
+        syntax = build_project(tmp_path / "syntax", "claude", syntax_gate=True)
+        git(syntax.root, "init", "-q")
+        git(syntax.root, "config", "core.hooksPath", hooks_path)
+        assert syntax.bash(f"echo 'touch ran.txt' > {hook}").pre_blocked

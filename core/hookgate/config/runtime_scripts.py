@@ -1,7 +1,8 @@
 """The scripts the runtimes run by themselves: the code a command of their settings runs (a hook,
 the status line, an MCP server), in the files of `[pipeline.protect].command_settings` (Claude
 Code's and Gemini CLI's settings.json, `.mcp.json`, Codex's hooks.json and config.toml,
-opencode.json and opencode.jsonc, hookgate's own hooks.json).
+opencode.json and opencode.jsonc, hookgate's own hooks.json); and the hooks git runs from the
+folder a git config's `core.hooksPath` names (`.githooks/`, husky's `.husky/`).
 
 A runtime runs those commands on its events or at its start, outside any tool call a gate judges,
 so an agent that rewrites a script one of them runs has its own code run past every rule. The
@@ -88,17 +89,45 @@ def _files(patterns: tuple[str, ...], root: str, values: tuple[str | None, ...])
 
 def script_patterns(files: Iterable[Path], root: Path, env: Mapping[str, str] = os.environ) -> list[str]:
     """The scripts the commands of `files` run, as patterns of the path rules: `/rel` for a file of
-    the project, `~/rel` for one of the home. A file that cannot be read names none (the runtime
-    cannot read it either)."""
+    the project, `~/rel` for one of the home; for a git config, the files of the hooks folder its
+    `core.hooksPath` names. A file that cannot be read names none (the runtime cannot read it either)."""
     project, home = str(root).rstrip("/") + "/", (env.get("HOME") or "").rstrip("/")
     home = home and home + "/"
     found: dict[str, None] = {}
     for file in files:
+        if _is_git_config(file):
+            found.update(dict.fromkeys(_hooks_folders(file, project, home)))
+            continue
         for command in _commands(_read(file)):
             simples = [command] if isinstance(command, list) else _simple_commands(command)
             if not re.search(_OWN_HANDLER, " ".join(word for simple in simples for word in simple)):
                 found.update(dict.fromkeys(_scripts(simples, project, project, home)))
     return list(found)
+
+
+def _is_git_config(file: Path) -> bool:
+    return file.name == ".gitconfig" or (file.name == "config" and file.parent.name in (".git", "git"))
+
+
+def _hooks_folders(file: Path, project: str, home: str) -> Iterator[str]:
+    """The hooks folder a git config's `core.hooksPath` names (a relative one is the worktree's:
+    the project's), as a pattern of its files: git runs them by itself (`pre-commit` on the user's
+    next commit). Husky's layout (`.husky/_`, whose scripts run the hooks the folder above holds)
+    names the folder above."""
+    from ..formats import gitconfig
+    from ..store import locked
+
+    try:
+        read = gitconfig.entries(locked.read(file).decode(errors="replace"))
+    except (OSError, locked.NotAFile):
+        return
+    for name, value in read or ():
+        if name == "core.hookspath" and value:
+            folder = _landing(value, project, project, home)
+            if folder is not None and folder.rstrip("/") + "/" not in (project, home):
+                folder = os.path.dirname(folder) if os.path.basename(folder) == "_" else folder
+                for pattern in _patterns(folder, project, home):
+                    yield pattern + "/*"
 
 
 def _read(file: Path) -> object:
