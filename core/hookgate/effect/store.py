@@ -8,9 +8,9 @@ manifest), a copy of each protected file's bytes, and the ledger of writes hookg
                                              save races the link)
     <state dir>/effect/blobs/<sha256>        file bytes, named by their digest, written once
     <state dir>/effect/ledger.jsonl          writes hookgate allowed (see ledger.py)
-    <state dir>/effect/displaced/<ns>-<name> what a put-back replaced or removed (the newest
-                                             MAX_DISPLACED): a person's edit made during a call
-                                             is not lost
+    <state dir>/effect/displaced/<ns>-<name> what a put-back replaced or removed (the newest,
+                                             MAX_DISPLACED and MAX_DISPLACED_BYTES): a person's
+                                             edit made during a call is not lost
     <state dir>/effect/root                  the project root this store is for
 
 The store is hookgate's, but the agent runs as the same user and could write into it. A copy is
