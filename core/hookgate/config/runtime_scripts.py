@@ -91,11 +91,13 @@ def script_patterns(files: Iterable[Path], root: Path, env: Mapping[str, str] = 
     """The scripts the commands of `files` run, as patterns of the path rules: `/rel` for a file of
     the project, `~/rel` for one of the home; for a git config, the files of the hooks folder its
     `core.hooksPath` names. A file that cannot be read names none (the runtime cannot read it either)."""
+    from ..formats import gitconfig  # here: only a config cache miss reads the settings
+
     project, home = str(root).rstrip("/") + "/", (env.get("HOME") or "").rstrip("/")
     home = home and home + "/"
     found: dict[str, None] = {}
     for file in files:
-        if _is_git_config(file):
+        if gitconfig.is_config(str(file)):
             found.update(dict.fromkeys(_hooks_folders(file, project, home)))
             continue
         for command in _commands(_read(file)):
@@ -103,10 +105,6 @@ def script_patterns(files: Iterable[Path], root: Path, env: Mapping[str, str] = 
             if not re.search(_OWN_HANDLER, " ".join(word for simple in simples for word in simple)):
                 found.update(dict.fromkeys(_scripts(simples, project, project, home)))
     return list(found)
-
-
-def _is_git_config(file: Path) -> bool:
-    return file.name == ".gitconfig" or (file.name == "config" and file.parent.name in (".git", "git"))
 
 
 def _hooks_folders(file: Path, project: str, home: str) -> Iterator[str]:

@@ -454,13 +454,11 @@ def _inert_git(change: Change, path: str, store: Store, inert: list[str]) -> boo
     user's) and sets, changes or removes only keys that name no program (`[pipeline.protect]
     git_inert_keys`): what `git init`, `git remote add` or `git push -u` write. One this reader
     cannot read is not."""
-    parts = path.split("/")
-    if not ((parts[-1] in ("config", "config.worktree") and (".git" in parts or parts[-2:-1] == ["git"]))
-            or parts[-1] == ".gitconfig"):
-        return False
-    from collections import Counter  # a git config changed in a call: not on every call's way
+    from ..formats import gitconfig  # a protected file changed in a call: not on every call's way
 
-    from ..formats import gitconfig
+    if not gitconfig.is_config(path):
+        return False
+    from collections import Counter
 
     read = _before_and_now(change, path, store, lambda data: gitconfig.entries(data.decode()))
     if read is None or read[1] is None or (change.before is not None and read[0] is None):

@@ -84,3 +84,12 @@ def inert(names: Iterable[str], patterns: list[str]) -> bool:
     """Whether every name is one of `patterns` (fnmatch, on lower-case `section.sub.key`): the keys
     that name no program git runs ([pipeline.protect] git_inert_keys)."""
     return all(any(fnmatchcase(name.lower(), pattern) for pattern in patterns) for name in names)
+
+
+def is_config(path: str) -> bool:
+    """Whether `path` names a file git reads as a config: a repository's (`.git/config`, a
+    submodule's or worktree's below `.git`, `config.worktree`) or the user's (`~/.gitconfig`,
+    `~/.config/git/config`)."""
+    parts = path.split("/")
+    return parts[-1] == ".gitconfig" or (
+        parts[-1] in ("config", "config.worktree") and (".git" in parts or parts[-2:-1] == ["git"]))
