@@ -2,7 +2,9 @@
 // tool.execute.after through the real plugin and its core, in each project given, the projects
 // taking turns pair by pair.
 //
-//   node benchmarks/opencode_effect.mjs HOOKGATE PAIRS PROJECT...  -> JSON on stdout
+//   node benchmarks/opencode_effect.mjs HOOKGATE PAIRS PROJECT=HOME...  -> JSON on stdout, by project
+//
+// Each project's core runs with HOME set to the home given beside it.
 import path from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -13,9 +15,9 @@ const { HookgatePlugin } = await import(pathToFileURL(path.join(root, "adapters"
 
 const quiet = async () => ({ data: {} })
 const sides = []
-for (const project of projects) {
+for (const [project, home] of projects.map((side) => side.split("="))) {
   const client = { app: { log: quiet }, tui: { showToast: quiet }, session: { get: async () => ({ data: { id: "bench-oc" } }) } }
-  sides.push({ project, hooks: await HookgatePlugin({ client, directory: project }, { command: [hookgate, "serve", "--stdio"] }), times: [] })
+  sides.push({ project, hooks: await HookgatePlugin({ client, directory: project }, { command: ["env", `HOME=${home}`, hookgate, "serve", "--stdio"] }), times: [] })
 }
 
 async function pair(side, i) {

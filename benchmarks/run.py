@@ -24,8 +24,9 @@ own, built on first use under benchmarks/.venv.
 - completion gate: a Stop decision in a session with a 1,000,000-line log against an empty one.
 - effect check: a Bash PreToolUse + PostToolUse pair, warm, in a project of 5,000 files with a
   20,000-file `addons/` tree under the build role, with the effect check on against the same project
-  with `[effect] enabled = false`; and the same pair through the OpenCode plugin and its core
-  (tool.execute.before + after, benchmarks/opencode_effect.mjs) in both projects.
+  with `[effect] enabled = false`, and on again in a home whose protected folders hold 1,000 files
+  (skills, agents, commands: listed around every call); and the same pair through the OpenCode
+  plugin and its core (tool.execute.before + after, benchmarks/opencode_effect.mjs) in all three.
 - OpenCode: `tool.execute.before` through the real plugin and its core (each call after a process
   spawn, and back to back), against a Python process spawned per call (benchmarks/opencode_bench.mjs),
   beside the same plugin told to wait asleep for its answers (`awakeMs: 0`) and to keep its event loop
@@ -63,6 +64,7 @@ TARGETS = {
     "cold Bash pair / two msgspec-import floors": 1.3,
     "session-length cost (1M-line log / empty)": 2.0,
     "Bash pre+post, effect check on / off": 1.5,
+    "Bash pre+post, on in a populated home / off": 1.5,
 }
 MIN_DECISIONS_PER_SECOND = 50_000
 OPENCODE_MAX_P50_MS = 0.5  # the issue's absolute figures: printed targets, never tests
@@ -367,27 +369,60 @@ def effect_project(root: Path, effect: bool) -> None:
             (folder / f"file{i}{kinds[i % len(kinds)]}").write_bytes(b"x" * (64 + i % 512))
 
 
+HOME_FILES = 1000
+
+
+def populated_home(home: Path) -> None:
+    """A home whose protected folders outside the project hold HOME_FILES files, as a user's with
+    many skills: 40 skills of 24 files each (SKILL.md, scripts, references), 20 user agents and 20
+    commands. The effect check lists them around every checked call (effect/check.py)."""
+    claude = home / ".claude"
+    for skill in range(40):
+        folder = claude / "skills" / f"skill{skill}"
+        (folder / "scripts").mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: skill{skill}\n---\nDo the thing.\n")
+        for i in range(23):
+            (folder / "scripts" / f"step{i}.py").write_text(f"print('skill {skill}, step {i}')\n")  # each distinct
+    for kind in ("agents", "commands"):
+        (claude / kind).mkdir(parents=True)
+        for i in range(20):
+            (claude / kind / f"{kind}{i}.md").write_text(f"# {kind} {i}\n")
+    assert sum(len(files) for _, _, files in os.walk(home)) == HOME_FILES
+
+
+# the effect section's projects: (effect check on, a populated home)
+EFFECT_SIDES = {"effect check off": (False, False), "effect check on": (True, False),
+                f"on, {HOME_FILES:,} files in the home": (True, True)}
+
+
 def effect_check(python: Path, rounds: int, opencode_pairs: int) -> dict[str, object]:
     """`rounds` of the stdin pair (about 0.1 s each) and `opencode_pairs` of the OpenCode one (about
-    2 ms each: enough of them that their p50 is not one pair's luck)."""
+    2 ms each: enough of them that their p50 is not one pair's luck). Each project has a home of
+    its own, empty or populated (populated_home), named by HOME for its hooks and its core."""
     hookgate = str(python.with_name("hookgate"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_")}
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_") and k not in (
+        "XDG_CONFIG_HOME", "XDG_STATE_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME")}
     with tempfile.TemporaryDirectory(prefix="hookgate-bench-effect-") as tmp:
-        pairs: dict[str, tuple[Path, bytes, bytes]] = {}
-        for name, effect in (("effect check off", False), ("effect check on", True)):
-            root = Path(tmp) / name.replace(" ", "-")
+        pairs: dict[str, tuple[Path, bytes, bytes, dict[str, str]]] = {}
+        for name, (effect, populated) in EFFECT_SIDES.items():
+            side = Path(tmp) / f"side{len(pairs)}"
+            root, home = side / "project", side / "home"
             effect_project(root, effect)
+            home.mkdir()
+            if populated:
+                populated_home(home)
+            env = {**base_env, "HOME": str(home)}
             # a session of its own per project: a session is governed by the root it started in
-            base = {"session_id": f"bench-{root.name}", "cwd": str(root), "tool_name": "Bash",
+            base = {"session_id": f"bench-{side.name}", "cwd": str(root), "tool_name": "Bash",
                     "tool_input": {"command": "ls"}, "tool_use_id": "toolu_bench"}
             pre = json.dumps({**base, "hook_event_name": "PreToolUse"}).encode()
             post = json.dumps({**base, "hook_event_name": "PostToolUse", "tool_response": "ok"}).encode()
-            pairs[name] = (root, pre, post)
+            pairs[name] = (root, pre, post, env)
             subprocess.run([hookgate, "warm", "start"], cwd=root, env=env, check=True, capture_output=True)
         times: dict[str, list[float]] = {name: [] for name in pairs}
         try:
             for round_ in range(rounds + 3):  # 3 warm-up rounds: the first reading keeps every copy
-                for name, (root, pre, post) in pairs.items():
+                for name, (root, pre, post, env) in pairs.items():
                     start = time.perf_counter()
                     for payload in (pre, post):
                         done = subprocess.run([hookgate, "hook", "claude"], input=payload, cwd=root, env=env,
@@ -397,36 +432,46 @@ def effect_check(python: Path, rounds: int, opencode_pairs: int) -> dict[str, ob
                     if round_ >= 3:
                         times[name].append(time.perf_counter() - start)
             # the copies live in the project's store, outside the project (hookgate.effect.store)
-            blobs = subprocess.run([str(python), "-c", "import sys; from hookgate.effect.store import store_for; "
-                                    "print(store_for(sys.argv[1]).blobs)", str(pairs["effect check on"][0])],
-                                   env=env, capture_output=True, text=True, check=True).stdout.strip()
-            protected = len(os.listdir(blobs)) if os.path.isdir(blobs) else 0
-            if not protected:
-                raise SystemExit("the effect check kept no copies: it did not run, and the figure would mean nothing")
-            # the same pair through the OpenCode plugin and its core, in the same two projects
+            kept = {name: kept_copies(python, root, env) for name, (root, _, _, env) in pairs.items() if name != "effect check off"}
+            if not all(kept.values()) or kept[list(pairs)[2]] < kept["effect check on"] + HOME_FILES:
+                raise SystemExit(f"the effect check kept too few copies ({kept}): it did not run, or did not read the "
+                                 "home's protected folders, and the figures would mean nothing")
+            # the same pair through the OpenCode plugin and its core, in the same projects and homes
             done = subprocess.run(["node", str(ROOT / "benchmarks" / "opencode_effect.mjs"), hookgate, str(opencode_pairs),
-                                   *(str(root) for root, _, _ in pairs.values())], env=env, capture_output=True,
-                                  text=True, timeout=1800)
+                                   *(f"{root}={env['HOME']}" for root, _, _, env in pairs.values())],
+                                  env=base_env, capture_output=True, text=True, timeout=1800)
             if done.returncode != 0:
                 raise SystemExit(f"the OpenCode effect pair failed: {done.stderr[-1000:]}")
             by_root = json.loads(done.stdout.strip().splitlines()[-1])
-            opencode = {name: by_root[str(root)] for name, (root, _, _) in pairs.items()}
+            opencode = {name: by_root[str(root)] for name, (root, _, _, _) in pairs.items()}
         finally:
-            for root, _, _ in pairs.values():
+            for root, _, _, env in pairs.values():
                 subprocess.run([hookgate, "warm", "stop"], cwd=root, env=env, capture_output=True)
     medians = {name: statistics.median(values) for name, values in times.items()}
+    off, on, home = EFFECT_SIDES
     return {
         "medians_ms": {k: round(v * 1000, 2) for k, v in medians.items()},
         "min_max_ms": {k: [round(min(v) * 1000, 2), round(max(v) * 1000, 2)] for k, v in times.items()},
-        "ratios": {"Bash pre+post, effect check on / off": paired(times["effect check on"], times["effect check off"]),
-                   "OpenCode before+after, effect check on / off": paired(opencode["effect check on"]["times_ms"],
-                                                                           opencode["effect check off"]["times_ms"])},
+        "ratios": {"Bash pre+post, effect check on / off": paired(times[on], times[off]),
+                   "Bash pre+post, on in a populated home / off": paired(times[home], times[off]),
+                   "OpenCode before+after, effect check on / off": paired(opencode[on]["times_ms"],
+                                                                           opencode[off]["times_ms"]),
+                   "OpenCode before+after, populated home / off": paired(opencode[home]["times_ms"],
+                                                                          opencode[off]["times_ms"])},
         "opencode_pair_ms": {name: {"p50": round(o["p50_ms"], 2), "p99": round(o["p99_ms"], 2)}
                              for name, o in opencode.items()},
-        "kept_copies": protected,
+        "kept_copies": kept["effect check on"],
         "rounds": rounds,
         "opencode_pairs": opencode_pairs,
     }
+
+
+def kept_copies(python: Path, root: Path, env: dict[str, str]) -> int:
+    """How many distinct protected contents the project's effect store keeps copies of."""
+    blobs = subprocess.run([str(python), "-c", "import sys; from hookgate.effect.store import store_for; "
+                            "print(store_for(sys.argv[1]).blobs)", str(root)],
+                           env=env, capture_output=True, text=True, check=True).stdout.strip()
+    return len(os.listdir(blobs)) if os.path.isdir(blobs) else 0
 
 
 def opencode_runtimes() -> dict[str, list[str] | None]:
@@ -516,7 +561,7 @@ def effect_lines(effect: dict) -> list[str]:
         lines.append(f"  {name:<44} {judged(ratio, TARGETS.get(name))}")
     for name, ms in effect["opencode_pair_ms"].items():
         verdict = mark(ms["p50"] <= OPENCODE_MAX_PAIR_P50_MS, f"<= {OPENCODE_MAX_PAIR_P50_MS:g} ms") \
-            if name == "effect check on" else ""
+            if name != "effect check off" else ""
         lines.append(f"  {'OpenCode before+after, ' + name + ', p50 / p99':<44} {ms['p50']:8.2f} / {ms['p99']:.2f} ms{verdict}"
                      f"  ({effect['opencode_pairs']} pairs, the projects taking turns)")
     return lines

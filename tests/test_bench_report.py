@@ -79,18 +79,24 @@ def test_the_pause_row_is_each_decision_after_a_pause_over_the_one_right_after_i
 
 def test_the_opencode_effect_row_is_judged_on_its_p50_and_its_pairs_ratio_printed_beside_it() -> None:
     on, off = [1.0, 3.0, 2.0, 4.0], [0.5, 1.0, 2.0, 4.0]  # ms per pair, the projects taking turns
+    off_side, on_side, home_side = run.EFFECT_SIDES
     effect = {"kept_copies": 192, "rounds": 4, "opencode_pairs": 4,
-              "medians_ms": {"effect check off": 50.0, "effect check on": 60.0},
-              "min_max_ms": {"effect check off": [40.0, 60.0], "effect check on": [50.0, 70.0]},
+              "medians_ms": {off_side: 50.0, on_side: 60.0, home_side: 80.0},
+              "min_max_ms": {off_side: [40.0, 60.0], on_side: [50.0, 70.0], home_side: [70.0, 90.0]},
               "ratios": {"Bash pre+post, effect check on / off": run.paired([0.06] * 4, [0.05] * 4),
+                         "Bash pre+post, on in a populated home / off": run.paired([0.08] * 4, [0.05] * 4),
                          "OpenCode before+after, effect check on / off": run.paired(on, off)},
-              "opencode_pair_ms": {"effect check off": {"p50": 1.0, "p99": 2.0}, "effect check on": {"p50": 2.5, "p99": 3.0}}}
+              "opencode_pair_ms": {off_side: {"p50": 1.0, "p99": 2.0}, on_side: {"p50": 2.5, "p99": 3.0},
+                                   home_side: {"p50": 1.5, "p99": 3.0}}}
     lines = run.effect_lines(effect)
     # pair by pair 2.0, 3.0, 1.0 and 1.0: their median, 1.5 (the medians' ratio would be 2.5 / 1.5)
     assert line(lines, "OpenCode before+after, effect check on / off").split()[-2:] == ["1.50x", "[1.00-3.00]"]
     on_row = line(lines, "OpenCode before+after, effect check on, p50")
     assert "2.50 / 3.00 ms  [<= 2 ms: MISSED]  (4 pairs" in on_row
     assert "MISSED" not in line(lines, "OpenCode before+after, effect check off, p50")
+    # the populated home is judged as the check on is: its pair against 2 ms, its ratio against 1.5x
+    assert "1.50 / 3.00 ms  [<= 2 ms: met]" in line(lines, f"OpenCode before+after, {home_side}, p50")
+    assert line(lines, "Bash pre+post, on in a populated home / off").endswith("1.600x [1.600-1.600]  [<= 1.5x: MISSED]")
 
 
 def test_the_opencode_section_judges_each_runtime_apart_and_says_which_it_could_not_run() -> None:
