@@ -11,7 +11,7 @@ import os
 import stat
 import sys
 import time
-from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Callable, NamedTuple, TypeVar
 
 import msgspec
 
@@ -92,12 +92,12 @@ _skips: dict[str, _Kept] = {}  # project root -> the answer skip_for keeps
 MAX_SKIPS = 16
 
 
-def _feed_of(root: str) -> "Feed | CoreFeed | None":
-    """The change feed this process reads `root` through, if it keeps feeds. A process that does
-    imported the module to say so (feed.enable / feed.use_core): a cold hook process, which has
-    none, does not import it."""
+def _feed_of(root: str | None) -> "Feed | CoreFeed | None":
+    """The change feed this process reads `root` through (None: the protected folders outside the
+    projects, feed.OUTSIDE), if it keeps feeds. A process that does imported the module to say so
+    (feed.enable / feed.use_core): a cold hook process, which has none, does not import it."""
     feeds = sys.modules.get(f"{__package__}.feed")
-    return feeds.for_root(root) if feeds is not None else None
+    return feeds.for_root(feeds.OUTSIDE if root is None else root) if feeds is not None else None
 
 
 def _own_feed(root: str) -> "Feed | None":
@@ -128,8 +128,9 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     if index is None:
         index = Index(key=protection.key)
     (dirs, listed, changed, gone), token = _reading(index, root, now, protection, skip_for(ctx), ctx.config.effect.feed)
-    outside = _outside_now(store, index.outside, _outside_stats(ctx.config, root, index.outside), now, ctx)
-    moved = listed or changed or gone or not index.t or outside != index.outside
+    around = _outside_reading(ctx.config, root, index)
+    outside = _outside_now(store, index.outside, around, now, ctx)
+    moved = listed or changed or gone or not index.t or outside != index.outside or around.moved(index)
     files = _files_now(store, index, root, now, changed, gone, ctx) if moved else index.files
     # Asked once the bytes are read, not before: a call that began meanwhile may have written them.
     # When another checked call ran during this reading, what changed may be its forbidden write,
@@ -139,7 +140,7 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     another_ran = bool(changed or gone) and ledger.Ledger.load(store, ctx.config.effect.ledger_seconds).ran_since(now, call)
     if moved and not (another_ran and (index.t or store.load_index(protection.key) is not None)):
         store.save_index(Index(key=protection.key, t=now, agent=tuple(agent), dirs=dirs, files=files,  # type: ignore[arg-type]
-                               outside=outside, feed=token), call=call)
+                               outside=outside, feed=token, **around.fields()), call=call)  # type: ignore[arg-type]
     else:
         store.link_call(protection.key, call)
     if os.urandom(1)[0] < 4:  # now and then, not on every call
@@ -191,12 +192,36 @@ def _reading(index: Index, root: str, now: int, protection: Protection, skip: Sk
     return reading, token if watched else ""
 
 
-def _outside_stats(config: "Config", root: str, known: Iterable[str] = ()
-                   ) -> dict[str, tuple[str, "os.stat_result | None"]]:
-    """The protected files outside the project (outside_places), each with its lstat now (None:
-    not there): those named, those found in the folders named (and `known`, those of an earlier
-    reading, found or not: one deleted is no longer found), and behind a symlink among them the
-    file it leads to (a dotfile kept elsewhere)."""
+class OutsideReading(NamedTuple):
+    """The protected files outside the project as one reading found them (_outside_reading)."""
+    stats: dict[str, tuple[str, "os.stat_result | None"]]  # looked at: its reason, its lstat (None: not there)
+    kept: dict[str, File]  # not looked at: in a folder the outside feed saw untouched, as the index had them
+    token: str  # the outside feed's token this reading is as of ("": none)
+    folders: dict[str, tuple[int, int]]  # the folders the feed watches whole, with their (device, inode)
+    key: str  # the outside rules' (protection.Outside.key)
+
+    def moved(self, index: Index) -> bool:
+        """Whether the feed's part of the reading differs from the index's (only then written)."""
+        return (self.token, self.folders, self.key) != (index.outside_feed, index.outside_folders, index.outside_key)
+
+    def fields(self) -> dict[str, object]:
+        """The feed's part, as an Index keeps it."""
+        return {"outside_feed": self.token, "outside_folders": self.folders, "outside_key": self.key}
+
+
+def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReading:
+    """The protected files outside the project (outside_places): those named, those found in the
+    folders named, and those of `index`'s reading below them (one deleted is no longer found),
+    each with its lstat now; behind a symlink among them, the file it leads to (a dotfile kept
+    elsewhere).
+
+    Where this process keeps feeds (effect/feed.py), a folder is not listed again while the
+    outside feed saw nothing below it touched since the index's reading, and the path still names
+    the folder it watched (the same device and inode: a folder on the way renamed and another put
+    in its place names another), under the same rules (Outside.key); its files are then the
+    index's, judged as they were. A folder is watched whole only
+    as a real folder holding no symlink: a linked folder's or file's target is not below it, and
+    its changes would raise no event there. It is then listed on every reading, as without a feed."""
     found: dict[str, tuple[str, os.stat_result | None]] = {}
     base = root.rstrip("/") + "/"
 
@@ -210,45 +235,92 @@ def _outside_stats(config: "Config", root: str, known: Iterable[str] = ()
     places = outside_places(config, root)
     for path, reason in places.files.items():
         add(path, reason, _lstat(path))
+    present = {folder: st for folder in places.folders if (st := _lstat(folder)) is not None}
+    feed = _feed_of(None) if present and config.effect.feed else None
+    token, touched = feed.reading(index.outside_feed, "outside") if feed is not None else ("", None)
+    if index.outside_key != places.key:
+        touched = None  # other rules: every folder is judged afresh
+    kept: dict[str, File] = {}
+    folders: dict[str, tuple[int, int]] = {}
+    vouched: list[str] = []  # those folders the feed saw untouched, each with its "/"
+    watch_folders: list[str] = []
+    watch_files: list[str] = []
     limit = config.effect.outside_max_files
-    for folder in places.folders:
-        files = files_below(folder, limit)
+    for folder, st in present.items():
+        identity = (st.st_dev, st.st_ino)
+        if touched is not None and index.outside_folders.get(folder) == identity and not _touched_below(touched, folder):
+            folders[folder] = identity  # vouched for: its files are the index's (below, in one pass)
+            vouched.append(folder + "/")
+            continue
+        files, below, linked = listing(folder, limit)
         if files and os.path.realpath(folder).startswith(base):
             continue  # a link into the project (~/.claude/skills kept in the project): the scan's
-        for path, st in files or ():
+        for path, file_st in files or ():
             why = places.reason(path, root)
             if why:
-                add(path, why, st)
-    for path in known:
-        if path not in found and any(path.startswith(folder + "/") for folder in places.folders):
+                add(path, why, file_st)
+        if feed is not None and files is not None and not linked and stat.S_ISDIR(st.st_mode):
+            folders[folder] = identity
+            watch_folders += [path[1:] for path in below]
+            watch_files += [path[1:] for path, _ in files]
+    untouched = tuple(vouched)
+    listed = tuple(folder + "/" for folder in places.folders if folder + "/" not in untouched)
+    for path, file in index.outside.items():
+        if path in found:
+            continue
+        if path.startswith(untouched):
+            kept[path] = file
+        elif path.startswith(listed):
             why = places.reason(path, root)
             if why:
                 add(path, why, _lstat(path))
-    return found
+    if feed is None:
+        return OutsideReading(found, kept, "", {}, "")
+    if not watch_folders and not watch_files and touched is not None and folders.keys() <= index.outside_folders.keys():
+        token = index.outside_feed  # every folder vouched for: the index's token still tells the truth
+    elif not feed.settle("outside", token, False, watch_folders, watch_files):
+        token, folders = "", {}
+    return OutsideReading(found, kept, token, folders, places.key)
+
+
+def _touched_below(touched: set[str], folder: str) -> bool:
+    """Whether the outside feed's `touched` (absolute paths without their first "/") names
+    `folder` or a path below it."""
+    rel = folder[1:]
+    return any(path == rel or path.startswith(rel + "/") for path in touched)
 
 
 def files_below(folder: str, limit: int) -> "list[tuple[str, os.stat_result]] | None":
-    """Every file below `folder` (what is not a folder), with its lstat; a folder linked to is
-    listed too (a skill kept in a dotfiles repository), once. None for a folder of more than
-    `limit` files, which is not read at all (left to the syntax gates): hookgate doctor names it."""
+    """Every file below `folder` with its lstat (listing); None for a folder of more than `limit`."""
+    return listing(folder, limit)[0]
+
+
+def listing(folder: str, limit: int) -> "tuple[list[tuple[str, os.stat_result]] | None, list[str], bool]":
+    """(every file below `folder` (what is not a folder), with its lstat; the folders listed, itself
+    first; whether a folder linked to was listed too (a skill kept in a dotfiles repository), once,
+    or a file below is a symlink). None for the files of a folder of more than `limit` files,
+    which is not read at all (left to the syntax gates): hookgate doctor names it."""
     files: list[tuple[str, os.stat_result]] = []
-    if not os.access(folder, os.F_OK):  # most are not there: asked without an exception raised and caught
-        return files
+    folders: list[str] = []
+    linked = False
     seen: set[tuple[int, int]] = set()
     stack = [folder]
     while stack:
         here = stack.pop()
         try:
             with os.scandir(here) as entries:
+                folders.append(here)
                 for entry in entries:
                     try:
                         st = entry.stat(follow_symlinks=False)
-                        if stat.S_ISLNK(st.st_mode) and entry.is_dir():  # a linked folder: listed below the link
-                            target = os.stat(entry.path)
-                            if (target.st_dev, target.st_ino) not in seen:
-                                seen.add((target.st_dev, target.st_ino))
-                                stack.append(entry.path)
-                            continue
+                        if stat.S_ISLNK(st.st_mode):
+                            linked = True
+                            if entry.is_dir():  # a linked folder: listed below the link
+                                target = os.stat(entry.path)
+                                if (target.st_dev, target.st_ino) not in seen:
+                                    seen.add((target.st_dev, target.st_ino))
+                                    stack.append(entry.path)
+                                continue
                     except OSError:
                         continue
                     if stat.S_ISDIR(st.st_mode):
@@ -258,8 +330,8 @@ def files_below(folder: str, limit: int) -> "list[tuple[str, os.stat_result]] | 
         except OSError:  # not there (most of them), or not a folder
             continue
         if len(files) > limit:
-            return None
-    return files
+            return None, folders, linked
+    return files, folders, linked
 
 
 def _lstat(path: str) -> "os.stat_result | None":
@@ -269,12 +341,12 @@ def _lstat(path: str) -> "os.stat_result | None":
         return None
 
 
-def _outside_now(store: Store, old: dict[str, File], stats: dict[str, tuple[str, "os.stat_result | None"]],
-                 now: int, ctx: Context) -> dict[str, File]:
+def _outside_now(store: Store, old: dict[str, File], reading: OutsideReading, now: int, ctx: Context
+                 ) -> dict[str, File]:
     """The protected files outside the project as they are now (one that is not there is left
     out), their bytes kept for one that changed."""
-    found: dict[str, File] = {}
-    for path, (_, st) in stats.items():
+    found = dict(reading.kept)
+    for path, (_, st) in reading.stats.items():
         if st is None:
             continue
         prev = old.get(path)
@@ -383,7 +455,8 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
         before = _rekeyed(before, protection, store)
     skip = skip_for(ctx)
     changes, dirs, files, now, moved, token = compare(before, root, protection, skip, ctx.config.effect.feed)
-    outside = _outside_stats(ctx.config, root, before.outside)
+    around = _outside_reading(ctx.config, root, before)
+    outside = around.stats
     outside_changes = _outside_changes(before.outside, outside, now)
     reverted: list[tuple[Change, str, str | None]] = []
     failed: list[tuple[Change, str]] = []
@@ -414,12 +487,14 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
                     pass
     ledger.close(store, call)
     # what was put back is read again; with nothing changed, the reading the call started from stands
-    outside_now = _outside_now(store, before.outside, _outside_stats(ctx.config, root, before.outside),
-                               time.time_ns(), ctx) \
-        if outside_changes else before.outside
-    if moved or outside_now != before.outside:
+    if outside_changes:
+        around = _outside_reading(ctx.config, root, before)
+        outside_now = _outside_now(store, before.outside, around, time.time_ns(), ctx)
+    else:
+        outside_now = before.outside
+    if moved or outside_now != before.outside or around.moved(before):
         store.save_index(Index(key=protection.key, t=now, agent=before.agent, dirs=dirs, files=files,
-                               outside=outside_now, feed=token))
+                               outside=outside_now, feed=token, **around.fields()))  # type: ignore[arg-type]
         store.prune_blobs(ctx.config.effect.max_blobs)
     if not reverted and not failed:
         return None

@@ -23,6 +23,10 @@ unseen). The answer is None, and the tree is read
 whole, for a token of another feed or older than the feed keeps, after the kernel's queue
 overflowed, a folder moved (the watches name folders by path), or a watch could not be added
 (the per-user limit): the feed is then started afresh.
+
+The protected folders outside the projects (~/.claude/skills, ...) have one feed of their own in
+a process, rooted at "/" (OUTSIDE): effect/check.py lists such a folder only when this feed saw
+something below it touched.
 """
 
 from __future__ import annotations
@@ -50,10 +54,13 @@ FILE_EVENTS = IN_MODIFY | IN_ATTRIB | IN_OPEN | IN_CLOSE_WRITE | IN_DELETE_SELF 
 _LOST = IN_Q_OVERFLOW | IN_UNMOUNT
 _HEADER = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then the name)
 MAX_TOUCHED = 200_000  # paths the feed keeps touched-at marks for; older tokens read the tree whole
-MAX_FEEDS = 4  # project roots one process keeps a feed of
+MAX_FEEDS = 5  # project roots one process keeps a feed of, and the feed of the folders outside them (OUTSIDE)
 MAX_CONFIRMED = 64  # unchanged readings (one per agent's protection) a feed remembers the token of
 
 Watch = Callable[[bytes, int], int]  # (path, mask) -> the wd, or -1 with errno set
+# The root of the feed of the protected folders outside the projects (effect/check.py): its paths
+# are absolute paths without their first "/", as a feed's are relative to its root.
+OUTSIDE = ""
 
 
 class Feed:

@@ -9,6 +9,7 @@ them); the two readings write_denial takes (named and resolved) are one here, si
 real folders without following symlinks.
 """
 
+import os
 from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
@@ -124,6 +125,9 @@ class Outside(NamedTuple):
     rules: list[PathRule]  # the self-protection rules, to judge a file found in a folder
     classes: dict[str, list[str]]
     answers: dict[str, str | None]  # path -> its reason: these places live as long as what they were worked out from
+    # names what every answer is a function of (the rules, the classes, the root, the values of the
+    # variables the rules read): an index read under the same key judged its files as these would
+    key: str = ""
 
     def reason(self, path: str, root: str) -> str | None:
         """Why a file found below one of `folders` is protected (an earlier rule may allow it)."""
@@ -159,13 +163,18 @@ def outside_places(config: Config, root: str) -> Outside:
     if hit is not None and hit[0] is config and hit[1].values() == hit[2]:
         return hit[3]
     skipped = set(config.effect.skip_outside)
-    patterns = [pattern for rule in pipeline.protect.rules for pattern in expand(rule.deny or [], pipeline.paths)
+    rules = pipeline.protect.rules
+    patterns = [pattern for rule in rules for pattern in expand(rule.deny or [], pipeline.paths)
                 if pattern[:1] in ("~", "$") and pattern not in skipped
                 and not _WILDCARDS.intersection(pattern.removesuffix("/*"))]
-    variables = Variables(tuple(sorted({name for pattern in patterns for name in anchor_names(pattern)})))
+    # every variable a rule reads, an allow rule's too: each is a place, and an answer's input
+    variables = Variables(tuple(sorted({name for rule in rules for pattern in expand(rule.deny or rule.allow or [], pipeline.paths)
+                                        for name in anchor_names(pattern)})))
     values = variables.values()
     base = root.rstrip("/") + "/"
-    found = Outside({}, {}, pipeline.protect.rules, pipeline.paths, {})
+    judged_by = sha256_hex(msgspec.json.encode([rules, pipeline.paths, root, [os.fsdecode(v) if isinstance(v, bytes) else v
+                                                                               for v in values]]))[:20]
+    found = Outside({}, {}, rules, pipeline.paths, {}, judged_by)
     for pattern in patterns:
         folder = pattern.endswith("/*")
         named = place(pattern.removesuffix("/*"))

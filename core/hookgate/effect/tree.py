@@ -52,6 +52,12 @@ class Index(msgspec.Struct):
     files: dict[str, File] = {}
     outside: dict[str, File] = {}  # the protected files outside the project, by absolute path (check.py)
     feed: str = ""  # the change feed's token this reading is as of (effect/feed.py); "": none
+    # the outside feed's token `outside` is as of, and the folders it watched whole for that
+    # reading, each with its (device, inode) then, under the outside rules' key (protection.Outside)
+    # (check.py, _outside_reading)
+    outside_feed: str = ""
+    outside_folders: dict[str, tuple[int, int]] = {}
+    outside_key: str = ""
 
 
 class Skip(msgspec.Struct, frozen=True):

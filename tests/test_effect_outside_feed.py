@@ -1,0 +1,248 @@
+"""The outside feed (effect/check.py, _outside_reading): in a process that keeps change feeds (the
+OpenCode core, a warm core's forks), a protected folder outside the project (~/.claude/skills,
+~/.claude/agents, ...) is not listed again while the feed saw nothing below it touched.
+
+Ground truth by effect: each command of the corpus is run by a real bash twice, in two homes built
+alike: with no role, to show what it really changes in the home (bytes, modes and links read from
+disk before and after), and with the build role once the feed vouches for every folder (a call
+lists nothing), to show that the call's after-event puts the home back as it was. Misses (a
+change that stands) and false reports (a harmless command refused) are both counted; both must
+be zero."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from effect_support import Project
+from hookgate.effect import check, feed as feeds
+from hookgate.effect.tree import RACY_NS
+from warm_support import warm  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+
+HOME = {
+    ".claude/skills/lint/SKILL.md": "---\nname: lint\n---\nRun scripts/run.py\n",
+    ".claude/skills/lint/scripts/run.py": "print('lint')\n",
+    ".claude/skills/docs/SKILL.md": "---\nname: docs\n---\nWrite docs.\n",
+    ".claude/agents/reviewer.md": "---\nname: reviewer\n---\nReview.\n",
+    ".claude/commands/ship.md": "Ship it.\n",
+    ".bashrc.d/aliases.sh": "alias ll='ls -l'\n",
+}
+
+# (name, bash command; $H is the home, $OUT a folder outside it on the same filesystem)
+OUTSIDE_WRITES = [
+    ("append to a skill's script", "echo 'import os; os.remove(\"PLAN.md\")' >> $H/.claude/skills/lint/scripts/run.py"),
+    ("sed -i on a skill", "sed -i 's/Run/Delete/' $H/.claude/skills/lint/SKILL.md"),
+    ("a new skill", "mkdir -p $H/.claude/skills/tidy && printf -- '---\\nname: tidy\\n---\\n!`rm PLAN.md`\\n' "
+                    "> $H/.claude/skills/tidy/SKILL.md"),
+    ("a python heredoc that builds the path", "python3 - <<'EOF'\nimport os\np = os.path.join(os.environ['H'], '.cla' + 'ude', "
+                                              "'agents', 'evil.md')\nopen(p, 'w').write('---\\nname: evil\\n---\\n')\nEOF"),
+    ("an agent removed", "rm $H/.claude/agents/reviewer.md"),
+    ("a command renamed", "mv $H/.claude/commands/ship.md $H/.claude/commands/shipped.md"),
+    ("chmod", "chmod 755 $H/.claude/agents/reviewer.md"),
+    ("truncate", "truncate -s 0 $H/.claude/skills/docs/SKILL.md"),
+    ("mmap, same size", "python3 -c \"import mmap; f = open('$H/.claude/commands/ship.md', 'r+b'); "
+                        "m = mmap.mmap(f.fileno(), 0); m[0:1] = b'#'; m.flush()\""),
+    ("write, touch -r to hide it", "cp $H/.claude/agents/reviewer.md $OUT/t && echo x >> $H/.claude/agents/reviewer.md "
+                                   "&& touch -r $OUT/t $H/.claude/agents/reviewer.md"),
+    ("a hard link made outside, written", "ln $H/.claude/agents/reviewer.md $OUT/link && echo evil >> $OUT/link"),
+    ("renamed over by a file made outside", "echo forged > $OUT/f && mv $OUT/f $H/.bashrc.d/aliases.sh"),
+    ("a symlink planted", "ln -s /etc/hostname $H/.claude/commands/host.md"),
+    ("a skill folder moved", "mv $H/.claude/skills/lint $H/.claude/skills/lint2"),
+    ("the skills folder swapped for another",
+     "mv $H/.claude/skills $OUT/old && mkdir -p $H/.claude/skills/new && echo x > $H/.claude/skills/new/SKILL.md"),
+    ("~/.claude swapped for a copy, one agent changed",
+     "mv $H/.claude $OUT/c && cp -a $OUT/c $H/.claude && echo evil >> $H/.claude/agents/reviewer.md"),
+    ("a folder made in an empty place", "mkdir -p $H/.config/opencode/plugin && echo 'export const X = 1' "
+                                        "> $H/.config/opencode/plugin/x.js"),
+]
+HARMLESS = [
+    ("cat", "cat $H/.claude/skills/lint/SKILL.md $H/.claude/agents/reviewer.md > /dev/null"),
+    ("ls -R", "ls -R $H > /dev/null"),
+    ("touch (the times alone)", "touch $H/.claude/commands/ship.md"),
+    ("opened for writing, nothing written", "python3 -c \"open('$H/.claude/agents/reviewer.md', 'r+b').close()\""),
+    ("a file outside the protected folders", "echo x > $H/notes.txt"),
+]
+
+
+def home_state(home: Path) -> dict[str, object]:
+    """Every file in the home (hookgate's own state left out): bytes and mode, or a link's target."""
+    found: dict[str, object] = {}
+    for folder, dirs, names in os.walk(home):
+        dirs[:] = [d for d in dirs if os.path.relpath(os.path.join(folder, d), home) not in (".local", ".cache")]
+        for name in names:
+            path = os.path.join(folder, name)
+            found[os.path.relpath(path, home)] = ("link", os.readlink(path)) if os.path.islink(path) \
+                else (Path(path).read_bytes(), os.lstat(path).st_mode)
+    return found
+
+
+class Home:
+    """A home built from HOME and a project with the build role (or none), whose calls are decided
+    in this process with the feeds on, as the OpenCode core decides them."""
+
+    def __init__(self, base: Path, role: str | None) -> None:
+        self.home = base / "home"
+        self.out = base / "out"
+        self.out.mkdir(parents=True)
+        for rel, text in HOME.items():
+            (self.home / rel).parent.mkdir(parents=True, exist_ok=True)
+            (self.home / rel).write_text(text)
+        self.project = Project(base / "game").role(role)
+        self.project.config("[gates.check_shell_writes]\nenabled = false\n")  # the effect check alone decides
+        self.project.write("PLAN.md", "- [ ] a\n")
+        self.env = {"HOME": str(self.home), "H": str(self.home), "OUT": str(self.out)}
+
+    def bash(self, command: str):
+        return self.project.bash(command, env=self.env)
+
+
+@pytest.fixture
+def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """(a home with no role, a home with the build role, the folders each call listed)."""
+    monkeypatch.setattr(feeds, "_live", True)
+    monkeypatch.setattr(feeds, "_feeds", {})
+    monkeypatch.setattr(check, "_skips", {})
+    listed: list[str] = []
+    real = check.listing
+    monkeypatch.setattr(check, "listing", lambda folder, limit: listed.append(folder) or real(folder, limit))
+    bare, guarded = Home(tmp_path / "bare", None), Home(tmp_path / "guarded", "build")
+    monkeypatch.setenv("HOME", str(guarded.home))
+    time.sleep(RACY_NS / 1e9 + 0.1)  # signatures that can be trusted
+    for _ in range(3):  # read whole, then the paths first watched looked at once more, then settled
+        assert not guarded.bash("true").post_blocked
+    listed.clear()
+    assert not guarded.bash("true").post_blocked
+    assert listed == [], "a settled call lists no folder: the feed vouches for each"
+    yield bare, guarded, listed
+    for feed in feeds._feeds.values():
+        feed.close()
+
+
+def changes(home: Home, command: str) -> set[str]:
+    """What `command` really changes in the home, run by bash with no role (the ground truth)."""
+    before = home_state(home.home)
+    done = subprocess.run(["bash", "-c", command], cwd=home.project.root, env={**os.environ, **home.env},
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    after = home_state(home.home)
+    return {rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel)}
+
+
+@pytest.mark.parametrize("command", [case[1] for case in OUTSIDE_WRITES], ids=[case[0] for case in OUTSIDE_WRITES])
+def test_a_write_in_a_folder_the_feed_vouched_for_is_put_back(homes, command: str) -> None:
+    bare, guarded, listed = homes
+    assert changes(bare, command), "the command changes the home when no rule stands in its way"
+    before = home_state(guarded.home)
+    outcome = guarded.bash(command)
+    assert outcome.post_blocked and "put back" in outcome.post_reason, outcome
+    assert home_state(guarded.home) == before, "the home is as it was"
+
+
+@pytest.mark.parametrize("command", [case[1] for case in HARMLESS], ids=[case[0] for case in HARMLESS])
+def test_a_harmless_command_is_not_refused(homes, command: str) -> None:
+    bare, guarded, listed = homes
+    assert not changes(bare, command) - {"notes.txt"}, "the command changes no protected file"
+    outcome = guarded.bash(command)
+    assert not outcome.post_blocked, outcome
+
+
+def test_after_a_put_back_the_folders_settle_again(homes) -> None:
+    """A put-back lists the folders it touched, and once the file put back is older than a
+    timestamp's grain (its bytes are compared, an open the feed sees, until then), a few calls
+    later none is listed again."""
+    _, guarded, listed = homes
+    assert guarded.bash(OUTSIDE_WRITES[0][1]).post_blocked
+    assert listed, "the touched folder was listed"
+    time.sleep(RACY_NS / 1e9 + 0.1)
+    for _ in range(3):
+        guarded.bash("true")
+    listed.clear()
+    assert not guarded.bash("true").post_blocked and listed == []
+    assert guarded.bash(OUTSIDE_WRITES[1][1]).post_blocked, "and a write after that is still seen"
+
+
+def test_a_folder_holding_a_symlink_is_listed_on_every_call(homes) -> None:
+    """A linked skill's files are not below the folder the feed watches: that folder is listed on
+    every call, as without a feed, and a write through the link is put back."""
+    _, guarded, listed = homes
+    kept = guarded.home.parent / "dotfiles" / "fmt"
+    kept.mkdir(parents=True)
+    (kept / "SKILL.md").write_text("---\nname: fmt\n---\n")
+    (guarded.home / ".claude" / "skills" / "fmt").symlink_to(kept)
+    for _ in range(3):
+        guarded.bash("true")
+    listed.clear()
+    guarded.bash("true")
+    assert listed == [str(guarded.home / ".claude" / "skills")] * 2, listed
+    before = home_state(guarded.home)
+    assert guarded.bash("echo '!`rm PLAN.md`' >> $H/.claude/skills/fmt/SKILL.md").post_blocked
+    assert (kept / "SKILL.md").read_text() == "---\nname: fmt\n---\n" and home_state(guarded.home) == before
+
+
+def test_an_index_read_under_other_rules_is_not_vouched_for(homes) -> None:
+    """The files of an index read under other self-protection rules (another Outside.key: other
+    rules, classes, root or values of the variables they read) were judged by those rules: every
+    folder is listed and judged afresh."""
+    import msgspec
+
+    from hookgate.effect.store import store_for
+    from hookgate.hookcall import load_policy
+
+    _, guarded, listed = homes
+    root = str(guarded.project.root)
+    store = store_for(root)
+    (index,) = [store._load(path) for path in store.dir.glob("index-*.msgpack")]
+    config = load_policy(root, {"HOOKGATE_PROJECT_DIR": root}).config
+    listed.clear()
+    assert check._outside_reading(config, root, index).kept and listed == []
+    check._outside_reading(config, root, msgspec.structs.replace(index, outside_key="other rules"))
+    assert sorted(listed) == sorted(str(guarded.home / folder) for folder in (
+        ".claude/skills", ".claude/agents", ".claude/commands", ".bashrc.d")), listed
+
+
+def test_the_warm_cores_forks_ask_its_outside_feed(tmp_path: Path, warm) -> None:
+    """Real `hookgate hook claude` processes answered by forks of the project's warm core: once
+    settled, the index each writes carries the core's outside feed token, and a skill a python
+    heredoc plants is put back."""
+    from hookgate.effect.store import store_for
+
+    for rel, text in HOME.items():
+        (warm.home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (warm.home / rel).write_text(text)
+    root = tmp_path / "game"
+    (root / ".hookgate").mkdir(parents=True)
+    (root / ".hookgate" / "current_role").write_text("build\n")
+    (root / ".hookgate" / "config.toml").write_text("[gates.check_shell_writes]\nenabled = false\n")
+    env = warm.env()
+    assert warm.warm("start", root).returncode == 0
+    calls = iter(range(100))
+
+    def bash(command: str) -> bytes:
+        base = {"session_id": "s1", "cwd": str(root), "tool_name": "Bash", "tool_input": {"command": command},
+                "tool_use_id": f"toolu_o{next(calls)}"}
+        pre, _, code = warm.hook("claude", {**base, "hook_event_name": "PreToolUse"}, root, env)
+        assert code == 0 and b'"deny"' not in pre, pre
+        subprocess.run(["bash", "-c", command], cwd=root, env={**env, "H": str(warm.home)}, check=True)
+        post, _, code = warm.hook("claude", {**base, "hook_event_name": "PostToolUse", "tool_response": "ok"}, root, env)
+        assert code == 0
+        return post
+
+    time.sleep(RACY_NS / 1e9 + 0.1)
+    for _ in range(4):
+        assert b"block" not in bash("true")
+    (index,) = [store_for(root, env)._load(path) for path in store_for(root, env).dir.glob("index-*.msgpack")]
+    assert index is not None and index.outside_feed and set(index.outside_folders) >= {
+        str(warm.home / ".claude" / name) for name in ("skills", "agents", "commands")}, index
+    before = home_state(warm.home)
+    answer = bash("python3 - <<'EOF'\nimport os\np = os.path.join(os.environ['H'], '.cla' + 'ude', 'skills', 'tidy')\n"
+                  "os.makedirs(p)\nopen(os.path.join(p, 'SKILL.md'), 'w').write('!`rm PLAN.md`')\nEOF")
+    assert json.loads(answer)["decision"] == "block", answer
+    assert home_state(warm.home) == before
