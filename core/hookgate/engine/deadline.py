@@ -6,7 +6,9 @@ the timer fires, the handler looks at the gate running now: past its deadline, i
 (GateTimeout); not yet, the timer is set again for that gate's deadline. So the timer always
 fires at or before the running gate's deadline, and every gate stays bounded by its own timeout,
 as with a timer per gate, for two timer calls and two handler swaps per event instead of per
-gate. A gate that starts with a deadline earlier than the timer's re-arms it.
+gate. A gate that starts with a deadline earlier than the timer's re-arms it. A process that
+decides event after event keeps the handler installed (`keep_timer`) and the timer armed across
+events: no timer call per event, one per gate timeout.
 
 Deadlines are measured on hookgate.waits' clock, which stands still while the gate waits for a
 file lock another process holds: a deadline bounds a gate's own work (the waits module says why),
@@ -134,8 +136,9 @@ _kept: tuple[int, _Alarm, Callable[[int, Any], None]] | None = None
 
 
 def keep_timer() -> bool:
-    """Install the kept alarm's handler for good, so that an event's scope only arms and disarms
-    the timer: two system calls instead of four (swapping the handler in and out). For the
+    """Install the kept alarm's handler for good, so that an event's scope swaps no handler and
+    leaves the timer armed for the next event (EventScope.__exit__): no system call per event
+    where there were four (the handler swapped in and out, the timer armed and disarmed). For the
     processes that decide many events, or decide once the caller waits (the RPC core, a warm
     core's fork); an embedding program's own SIGALRM handler is left alone otherwise. A handler
     installed over it later is noticed, and the scopes swap theirs in again. False off the main
@@ -196,11 +199,16 @@ class EventScope:
             return
         _active = None
         alarm.deadline = None
+        if not self._swapped:
+            # the kept handler stays: so may the timer. The next event's first gate finds it armed
+            # before its own deadline and leaves it (one timer call fewer per event, and none to
+            # disarm); fired between events, it finds no deadline and returns (once per gate
+            # timeout at most, a system call it interrupts restarted by Python)
+            return
         if alarm.armed is not None:
             alarm.armed = None
             _signal.setitimer(_signal.ITIMER_REAL, 0)
-        if self._swapped:  # the handler this scope put in place of the program's
-            _signal.signal(_signal.SIGALRM, self._previous)
+        _signal.signal(_signal.SIGALRM, self._previous)  # the handler this scope put in place of the program's
 
 
 def call_with_deadline(fn: Callable[..., T], seconds: float | None, *args: Any) -> T:
