@@ -246,3 +246,30 @@ def test_the_warm_cores_forks_ask_its_outside_feed(tmp_path: Path, warm) -> None
                   "os.makedirs(p)\nopen(os.path.join(p, 'SKILL.md'), 'w').write('!`rm PLAN.md`')\nEOF")
     assert json.loads(answer)["decision"] == "block", answer
     assert home_state(warm.home) == before
+
+
+def test_without_a_feed_the_files_found_protected_before_are_not_judged_again(tmp_path, monkeypatch) -> None:
+    """The cold path lists every folder on every call, but a file the index found protected under
+    the same rules is judged again only once its change is put back, with its own rule's reason."""
+    from hookgate.effect import protection
+
+    monkeypatch.setattr(feeds, "_live", False)
+    judged: list[str] = []
+    real = protection.Outside.reason
+    monkeypatch.setattr(protection.Outside, "reason", lambda self, path, root: judged.append(path) or real(self, path, root))
+    guarded = Home(tmp_path, "build")
+    monkeypatch.setenv("HOME", str(guarded.home))
+    listed = [str(guarded.home / rel) + "/" for rel in (".claude/skills", ".claude/agents", ".claude/commands", ".bashrc.d")]
+
+    def files_judged() -> list[str]:  # not the places themselves (a folder as "<folder>/x"), worked out per config
+        return [path for path in judged if path.startswith(tuple(listed)) and path not in {f"{f}x" for f in listed}]
+
+    for _ in range(2):
+        assert not guarded.bash("true").post_blocked
+    judged.clear()
+    assert not guarded.bash("true").post_blocked
+    assert files_judged() == [], "a settled call judges no file it found protected before"
+    outcome = guarded.bash(OUTSIDE_WRITES[0][1])
+    assert outcome.post_blocked and "What the runtime runs by itself" in outcome.post_reason, outcome
+    assert files_judged() == [str(guarded.home / ".claude/skills/lint/scripts/run.py")]
+    assert (guarded.home / ".claude/skills/lint/scripts/run.py").read_text() == "print('lint')\n"

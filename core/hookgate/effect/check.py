@@ -23,7 +23,7 @@ from ..paths import below, resolved
 from ..store.locked import write_all
 from . import ledger
 from .ledger import call_id
-from .protection import Agent, Protection, agent_of, outside_places, protection_for
+from .protection import Agent, Outside, Protection, agent_of, outside_places, protection_for
 from .store import Store, StoreError, store_for
 from .tree import Dir, File, Index, Reading, Skip, file_sig, protected_paths, read, skip_of
 
@@ -199,6 +199,12 @@ class OutsideReading(NamedTuple):
     token: str  # the outside feed's token this reading is as of ("": none)
     folders: dict[str, tuple[int, int]]  # the folders the feed watches whole, with their (device, inode)
     key: str  # the outside rules' (protection.Outside.key)
+    places: Outside
+
+    def reason(self, path: str, root: str) -> str:
+        """Why `path`, looked at, is protected: a file the index found protected under the same
+        rules is judged only once a change of it is to be put back."""
+        return self.stats[path][0] or self.places.reason(path, root) or "a protected file"
 
     def moved(self, index: Index) -> bool:
         """Whether the feed's part of the reading differs from the index's (only then written)."""
@@ -221,7 +227,11 @@ def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReadin
     in its place names another), under the same rules (Outside.key); its files are then the
     index's, judged as they were. A folder is watched whole only
     as a real folder holding no symlink: a linked folder's or file's target is not below it, and
-    its changes would raise no event there. It is then listed on every reading, as without a feed."""
+    its changes would raise no event there. It is then listed on every reading, as without a feed.
+
+    A file a listing finds that the index found protected under the same rules is not judged
+    again (a fresh process judges a path in microseconds, and a home may hold thousands): its
+    reason is asked only if it changed (OutsideReading.reason)."""
     found: dict[str, tuple[str, os.stat_result | None]] = {}
     base = root.rstrip("/") + "/"
 
@@ -238,8 +248,10 @@ def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReadin
     present = {folder: st for folder in places.folders if (st := _lstat(folder)) is not None}
     feed = _feed_of(None) if present and config.effect.feed else None
     token, touched = feed.reading(index.outside_feed, "outside") if feed is not None else ("", None)
-    if index.outside_key != places.key:
-        touched = None  # other rules: every folder is judged afresh
+    same_rules = index.outside_key == places.key
+    judged = index.outside if same_rules else {}  # the files found protected under these rules
+    if not same_rules:
+        touched = None  # every folder is judged afresh
     kept: dict[str, File] = {}
     folders: dict[str, tuple[int, int]] = {}
     vouched: list[str] = []  # those folders the feed saw untouched, each with its "/"
@@ -256,6 +268,9 @@ def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReadin
         if files and os.path.realpath(folder).startswith(base):
             continue  # a link into the project (~/.claude/skills kept in the project): the scan's
         for path, file_st in files or ():
+            if path in judged and not stat.S_ISLNK(file_st.st_mode):
+                found[path] = ("", file_st)  # its reason asked if it changed (OutsideReading.reason)
+                continue
             why = places.reason(path, root)
             if why:
                 add(path, why, file_st)
@@ -275,12 +290,12 @@ def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReadin
             if why:
                 add(path, why, _lstat(path))
     if feed is None:
-        return OutsideReading(found, kept, "", {}, "")
+        return OutsideReading(found, kept, "", {}, places.key, places)
     if not watch_folders and not watch_files and touched is not None and folders.keys() <= index.outside_folders.keys():
         token = index.outside_feed  # every folder vouched for: the index's token still tells the truth
     elif not feed.settle("outside", token, False, watch_folders, watch_files):
         token, folders = "", {}
-    return OutsideReading(found, kept, token, folders, places.key)
+    return OutsideReading(found, kept, token, folders, places.key, places)
 
 
 def _touched_below(touched: set[str], folder: str) -> bool:
@@ -463,7 +478,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     keep = ctx.config.effect.max_file_bytes
     for change in outside_changes:  # no other call may write them: only an inert git setting stands
         if not _inert_git(change, change.rel, store, ctx.config.pipeline.protect.git_inert_keys):
-            _restore(change, change.rel, store, outside[change.rel][0], keep, reverted, failed)
+            _restore(change, change.rel, store, around.reason(change.rel, root), keep, reverted, failed)
     if changes:
         book = ledger.Ledger.load(store, ctx.config.effect.ledger_seconds)
         allows = lambda other, rel: other != agent and protection_for(other, ctx.config, root).reason(rel) is None  # noqa: E731
