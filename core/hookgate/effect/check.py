@@ -225,9 +225,9 @@ def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReadin
     outside feed saw nothing below it touched since the index's reading, and the path still names
     the folder it watched (the same device and inode: a folder on the way renamed and another put
     in its place names another), under the same rules (Outside.key); its files are then the
-    index's, judged as they were. A folder is watched whole only
-    as a real folder holding no symlink: a linked folder's or file's target is not below it, and
-    its changes would raise no event there. It is then listed on every reading, as without a feed.
+    index's, judged as they were. A folder is watched whole only as a real folder holding no
+    symlink: a linked folder's or file's target is not below it, and its changes would raise no
+    event there. It is then listed on every reading, as without a feed.
 
     A file a listing finds that the index found protected under the same rules is not judged
     again (a fresh process judges a path in microseconds, and a home may hold thousands): its
