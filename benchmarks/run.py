@@ -13,7 +13,8 @@ own, built on first use under benchmarks/.venv.
   in-process (HOOKGATE_WARM=off), warm by name (`hookgate` on PATH, under site), and warm through
   the Claude Code plugin's shipped handler (as the runtime starts it); in-process also a
   Bash call's PreToolUse and PostToolUse (`ls` under the build role: the effect check reads the
-  project before and after), against two floors; against bare `python -c pass`, `python -S -c
+  project before and after), against two floors, and the same pair in a home whose protected
+  folders hold 1,000 files (populated_home: a cold call keeps no feed, and lists them); against bare `python -c pass`, `python -S -c
   pass` and the msgspec-import floor (`python -c "import msgspec"`: no in-process hook can be
   faster). Beside them, the same Write decided by a
   process-per-script peer written the way GodotMaker's scripts are (benchmarks/peers/: two scripts per
@@ -62,6 +63,7 @@ TARGETS = {
     "warm hook / bare python": 1.0,
     "cold hook / msgspec-import floor": 1.3,
     "cold Bash pair / two msgspec-import floors": 1.3,
+    "cold Bash pair, populated home / two floors": 1.3,
     "session-length cost (1M-line log / empty)": 2.0,
     "Bash pre+post, effect check on / off": 1.5,
     "Bash pre+post, on in a populated home / off": 1.5,
@@ -173,6 +175,7 @@ WARM_BY_NAME = "hookgate hook claude, warm, by name"
 WARM_PLUGIN = "the same through the plugin channels' command"
 COLD = "hookgate hook claude, cold, as registered"
 COLD_BASH = "cold Bash pair (before + after, effect check on)"
+COLD_BASH_HOME = "the same, 1,000 files in the home"
 C_CLIENT = "a C client of the warm core"
 PEER = "peer: 2 scripts per Write (GodotMaker's way)"
 
@@ -216,6 +219,8 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
                      for event, extra in (("PreToolUse", {}), ("PostToolUse", {"tool_response": "ok"}))]
         env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_")}
         cold_env = {**env, "HOOKGATE_WARM": "off"}
+        home = Path(tmp) / "home"
+        populated_home(home)
         registered = registered_command(python, root, env)
         _, plugin = claude_handler(ROOT / "adapters" / "claude" / "plugin" / "hooks" / "hooks.json", "PreToolUse")
         # the core first: it makes the private directory the socket's path is worked out in (on a
@@ -235,6 +240,7 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
                           {**env, "PATH": f"{python.parent}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"}),
             COLD: ([[*registered, "hook", "claude"]], payload(root), cold_env),
             COLD_BASH: ([[*registered, "hook", "claude"]] * 2, bash_pair, cold_env),
+            COLD_BASH_HOME: ([[*registered, "hook", "claude"]] * 2, bash_pair, {**cold_env, "HOME": str(home)}),
             PEER: ([[str(python), str(peers / "check_file_permissions.py")],
                     [str(python), str(peers / "stage_reminder.py")]], payload(peer_root), env),
         }
@@ -253,6 +259,8 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
             decided = (root / ".hookgate" / "sessions" / f"bench-{root.name}" / "decisions.jsonl").read_text()
             if '"effect_snapshot"' not in decided or '"effect_restore"' not in decided:
                 raise SystemExit("the cold Bash pair did not go through the effect check")
+            if kept_copies(python, root, {**cold_env, "HOME": str(home)}) < HOME_FILES:
+                raise SystemExit("the cold Bash pair in the populated home did not read its protected folders")
             times = time_commands(commands, rounds, cwd, shown=True)
             breakdown = warm_breakdown(python, registered, payload(root), root, env)
             served = subprocess.run([hookgate, "warm", "status"], cwd=root, env=env, capture_output=True, text=True)
@@ -271,6 +279,8 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
         "cold hook / bare python": paired(times[COLD], bare),
         "cold hook / msgspec-import floor": paired(times[COLD], floor),
         "cold Bash pair / two msgspec-import floors": paired(times[COLD_BASH], [2 * t for t in floor]),
+        "cold Bash pair, populated home / two floors": paired(times[COLD_BASH_HOME], [2 * t for t in floor]),
+        "cold Bash pair, populated home / empty home": paired(times[COLD_BASH_HOME], times[COLD_BASH]),
         "warm hook / cold hook": paired(warm, times[COLD]),
         "peer (2 scripts) / warm hook": paired(times[PEER], warm),
     }
