@@ -198,8 +198,7 @@ class OutsideReading(NamedTuple):
     kept: dict[str, File]  # not looked at: in a folder the outside feed saw untouched, as the index had them
     token: str  # the outside feed's token this reading is as of ("": none)
     folders: dict[str, tuple[int, int]]  # the folders the feed watches whole, with their (device, inode)
-    key: str  # the outside rules' (protection.Outside.key)
-    places: Outside
+    places: Outside  # what it read, and the key of the rules it judged by (Outside.key)
 
     def reason(self, path: str, root: str) -> str:
         """Why `path`, looked at, is protected: a file the index found protected under the same
@@ -208,11 +207,11 @@ class OutsideReading(NamedTuple):
 
     def moved(self, index: Index) -> bool:
         """Whether the feed's part of the reading differs from the index's (only then written)."""
-        return (self.token, self.folders, self.key) != (index.outside_feed, index.outside_folders, index.outside_key)
+        return (self.token, self.folders, self.places.key) != (index.outside_feed, index.outside_folders, index.outside_key)
 
     def fields(self) -> dict[str, object]:
         """The feed's part, as an Index keeps it."""
-        return {"outside_feed": self.token, "outside_folders": self.folders, "outside_key": self.key}
+        return {"outside_feed": self.token, "outside_folders": self.folders, "outside_key": self.places.key}
 
 
 def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReading:
@@ -290,12 +289,12 @@ def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReadin
             if why:
                 add(path, why, _lstat(path))
     if feed is None:
-        return OutsideReading(found, kept, "", {}, places.key, places)
+        return OutsideReading(found, kept, "", {}, places)
     if not watch_folders and not watch_files and touched is not None and folders.keys() <= index.outside_folders.keys():
         token = index.outside_feed  # every folder vouched for: the index's token still tells the truth
     elif not feed.settle("outside", token, False, watch_folders, watch_files):
         token, folders = "", {}
-    return OutsideReading(found, kept, token, folders, places.key, places)
+    return OutsideReading(found, kept, token, folders, places)
 
 
 def _touched_below(touched: set[str], folder: str) -> bool:

@@ -9,7 +9,6 @@ them); the two readings write_denial takes (named and resolved) are one here, si
 real folders without following symlinks.
 """
 
-import os
 from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
@@ -172,8 +171,7 @@ def outside_places(config: Config, root: str) -> Outside:
                                         for name in anchor_names(pattern)})))
     values = variables.values()
     base = root.rstrip("/") + "/"
-    judged_by = sha256_hex(msgspec.json.encode([rules, pipeline.paths, root, [os.fsdecode(v) if isinstance(v, bytes) else v
-                                                                               for v in values]]))[:20]
+    judged_by = sha256_hex(msgspec.json.encode([rules, pipeline.paths, root, values]))[:20]  # (bytes as base64)
     found = Outside({}, {}, rules, pipeline.paths, {}, judged_by)
     for pattern in patterns:
         folder = pattern.endswith("/*")
