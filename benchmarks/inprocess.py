@@ -11,7 +11,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import select
 import sys
 import tempfile
 import time
@@ -33,7 +32,9 @@ PAUSE_SECONDS = 0.033  # about a process spawn: what a call finds the OpenCode c
 PAUSED_CALLS = 200
 LOG_LINES = 1_000_000
 ALLOWED, DENIED = "PreToolUse Write, allowed", "PreToolUse Write, denied"
-FLOORS = {ALLOWED: "its system calls alone, allowed", DENIED: "its system calls alone, denied"}
+JUDGED = (ALLOWED, DENIED)  # the role-judged Writes the 50,000/s target is for
+# a decision -> the row of its system calls alone (a refused Write, settled, makes none)
+FLOORS = {ALLOWED: "its system calls alone, allowed"}
 
 
 def rate(fn: Callable[[], object], seconds: float = ROUND_SECONDS) -> float:
@@ -96,36 +97,28 @@ def decider(root: Path, payload: dict) -> tuple[Callable[[], object], Callable[[
     return decide, bare
 
 
-def syscall_floor(root: Path, noted: bool) -> Callable[[], object]:
-    """The system calls a role-judged Write decision makes, in its order, with as little Python
+def syscall_floor(root: Path) -> Callable[[], object]:
+    """The system calls an allowed Write's decision makes, in their order, with as little Python
     around them as will make them: what no engine written in Python can go below, measured beside
     the engine so that its cost above the floor shows. The filesystem's answers are kept across
-    decisions (store/kept.py), so each look asks the kernel only whether anything changed (a poll
-    of its change queue). A decision looks for notices, looks at the role file, its owner note
-    and the written path, and an allowed write is noted in the effect ledger (the ledger's file
-    looked at) under its lock: 8 calls for an allowed Write, 4 for a refused one
+    decisions and the kernel tells the deciding thread of a change by a signal (store/kept.py), so
+    a decision in a settled project asks the kernel nothing: a refused Write makes no system
+    call, an allowed one its note in the effect ledger under the ledger's lock, 3 calls
     (tests/test_bench_floor.py traces both and compares them call by call). The gates' timer
-    costs none: its handler stays installed and the timer armed from one decision to the next,
-    as in the long-running cores (deadline.keep_timer), and is armed again once per gate timeout."""
+    costs none either: its handler stays installed and the timer armed from one decision to the
+    next, as in the long-running cores (deadline.keep_timer), and is armed again once per gate
+    timeout."""
     from hookgate.effect.store import store_for
 
     ledger = str(store_for(root).ledger_path)
     os.makedirs(os.path.dirname(ledger), exist_ok=True)
     fd = os.open(ledger, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)  # kept open, as hookgate keeps it
     line = b'{"t":0,"call":"bench/1","paths":["docs/notes.md"]}\n'
-    changes, _ = os.pipe()  # an empty queue, polled as hookgate polls its inotify queue
-    queue = select.poll()
-    queue.register(changes, select.POLLIN)
 
     def decide() -> object:
-        for _ in range(4):  # the notices, the role file, its owner note, the written path
-            queue.poll(0)
-        if noted:
-            queue.poll(0)
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            os.write(fd, line)
-            return fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.write(fd, line)
+        return fcntl.flock(fd, fcntl.LOCK_UN)
 
     return decide
 
@@ -145,8 +138,8 @@ def engine() -> dict[str, object]:
         settled()
         rates = interleaved({"bare call": bare, "PreToolUse Glob, nothing written": unmatched,
                              ALLOWED: allowed, DENIED: denied,
-                             **{FLOORS[name]: syscall_floor(root, noted=name == ALLOWED) for name in (ALLOWED, DENIED)}})
-    return {"rounds": rates, "floors": FLOORS}
+                             FLOORS[ALLOWED]: syscall_floor(root)})
+    return {"rounds": rates, "judged": JUDGED, "floors": FLOORS}
 
 
 def completion() -> dict[str, object]:

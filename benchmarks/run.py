@@ -604,7 +604,8 @@ def engine_lines(engine: dict, completion: dict | None = None, pause: dict | Non
         if name != "bare call":
             verdict = f"  ({paired(rounds['bare call'], rates)[0]:5.1f}x a bare call)" + (
                 mark(statistics.median(rates) >= MIN_DECISIONS_PER_SECOND, f">= {MIN_DECISIONS_PER_SECOND:,}/s")
-                if name in floors else "  [the same system calls, no engine]" if name in floors.values() else "")
+                if name in engine["judged"] else "  [the same system calls, no engine]" if name in floors.values()
+                else "")
         lines.append(f"  {name:<44} {rate_text(rates)}{verdict}")
     for name, floor in floors.items():
         lines.append(f"  {name.removeprefix('PreToolUse ') + ' / its calls alone':<44} "

@@ -56,23 +56,22 @@ def test_engine_rows_print_their_spread_and_only_the_role_judged_writes_meet_a_t
               "PreToolUse Glob, nothing written": [40_000.0, 50_000.0, 45_000.0],
               inprocess.ALLOWED: [60_000.0, 40_000.0, 55_000.0],
               inprocess.DENIED: [20_000.0, 25_000.0, 30_000.0],
-              "its system calls alone, allowed": [120_000.0, 80_000.0, 110_000.0],
-              "its system calls alone, denied": [40_000.0, 50_000.0, 60_000.0]}
-    lines = run.engine_lines({"rounds": rounds, "floors": inprocess.FLOORS})
+              "its system calls alone, allowed": [120_000.0, 80_000.0, 110_000.0]}
+    lines = run.engine_lines({"rounds": rounds, "judged": inprocess.JUDGED, "floors": inprocess.FLOORS})
     assert line(lines, "PreToolUse Write, allowed").split("/s")[0].split()[-1] == "55,000"
     assert line(lines, "PreToolUse Write, allowed").endswith("[40,000-60,000]  ( 18.2x a bare call)  [>= 50,000/s: met]")
     assert line(lines, "PreToolUse Write, denied").endswith("[>= 50,000/s: MISSED]")
     assert "MISSED" not in line(lines, "PreToolUse Glob") and "met" not in line(lines, "PreToolUse Glob")
-    assert line(lines, "its system calls alone, denied").endswith("[the same system calls, no engine]")
+    assert line(lines, "its system calls alone, allowed").endswith("[the same system calls, no engine]")
     # each round's floor over the same round's decision: 2.0 in every round
     assert line(lines, "Write, allowed / its calls alone").endswith("2.00x [2.00-2.00]")
-    assert line(lines, "Write, denied / its calls alone").endswith("2.00x [2.00-2.00]")
+    assert not [text for text in lines if "denied / its calls alone" in text]  # a refused Write makes none
 
 
 def test_the_pause_row_is_each_decision_after_a_pause_over_the_one_right_after_it() -> None:
     # pairs (cold, hot) in seconds: ratios 4, 2 and 5; medians 400 and 100 us
     pause = {"after_pause_s": [400e-6, 200e-6, 500e-6], "at_once_s": [100e-6, 100e-6, 100e-6], "pause_s": 0.033}
-    lines = run.engine_lines({"rounds": {"bare call": [1.0]}, "floors": {}}, None, pause)
+    lines = run.engine_lines({"rounds": {"bare call": [1.0]}, "judged": (), "floors": {}}, None, pause)
     assert line(lines, "allowed Write after a 33 ms pause / the next").endswith(
         "4.00x [2.00-5.00]  (400 vs 100 us, 3 pairs)")
 

@@ -141,6 +141,97 @@ def test_an_answer_is_asked_again_only_after_a_change_on_its_way(keeping: kept.K
     assert look() == 6
 
 
+class _CountedQueue:
+    """The store's poll of its queue, counted."""
+
+    def __init__(self, queue: object) -> None:
+        self.queue, self.polls = queue, 0
+
+    def poll(self, timeout: int) -> object:
+        self.polls += 1
+        return self.queue.poll(timeout)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.queue, name)
+
+
+def test_a_told_store_asks_its_queue_only_after_the_kernel_told_it_of_a_change(
+        keeping: kept.Kept, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deciding (main) thread's store is told of changes by a signal, and polls its queue only
+    once told; what another process changed is still seen by the very next look."""
+    assert keeping.told_of_changes()
+    queue = _CountedQueue(keeping._queued)
+    monkeypatch.setattr(keeping, "_queued", queue)
+    decide = decider(root)
+    code = str(root / "src" / "player.gd")
+    assert "Build role" in (decide(code) or "")
+    asked = queue.polls
+    for _ in range(5):
+        assert "Build role" in (decide(code) or "")
+    assert queue.polls == asked  # nothing changed: no poll
+    shell(root, "echo asset > .hookgate/current_role")
+    assert "Asset role" in (decide(code) or "")
+    assert queue.polls > asked
+    # (the decision noted the new role's owner: its own write tells the store too)
+    assert "Asset role" in (decide(code) or "")
+    asked = queue.polls
+    for _ in range(5):
+        assert "Asset role" in (decide(code) or "")
+    assert queue.polls == asked
+
+
+def test_while_another_handler_holds_sigurg_every_look_asks(keeping: kept.Kept, root: Path) -> None:
+    """A handler a policy installs over the store's would leave the store never told: from then
+    on the store asks its queue at every look, and gives its handler back no thought."""
+    import signal
+
+    decide = decider(root)
+    code = str(root / "src" / "player.gd")
+    assert "Build role" in (decide(code) or "")
+    heard: list[int] = []
+    previous = signal.signal(signal.SIGURG, lambda signum, frame: heard.append(signum))
+    try:
+        for role in ("asset", "build", "asset"):
+            shell(root, f"echo {role} > .hookgate/current_role")
+            assert f"{role.capitalize()} role" in (decide(code) or "")
+        assert heard  # the queue did raise it, to the other handler
+    finally:
+        signal.signal(signal.SIGURG, previous)
+
+
+def test_a_program_s_own_sigurg_handler_is_left_alone(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
+    import signal
+
+    monkeypatch.setattr(kept, "_kept", None)
+    own = signal.signal(signal.SIGURG, lambda signum, frame: None)
+    try:
+        answers = kept.keep_answers()
+        assert answers is not None
+        assert not answers.told_of_changes()
+        assert signal.getsignal(signal.SIGURG) is not answers._heard
+        shell(root, "true")
+        answers.close()
+    finally:
+        signal.signal(signal.SIGURG, own)
+
+
+def test_a_store_off_the_main_thread_is_not_told_and_asks_every_time(root: Path) -> None:
+    import threading
+
+    told: list[bool] = []
+
+    def make() -> None:
+        store = kept.new_store()
+        assert store is not None
+        told.append(store.told_of_changes())
+        store.close()
+
+    thread = threading.Thread(target=make)
+    thread.start()
+    thread.join()
+    assert told == [False]
+
+
 def test_nothing_is_kept_through_a_symlink_or_for_a_symlinked_file(keeping: kept.Kept, root: Path) -> None:
     (root / "docs" / "linked").symlink_to(root / "docs" / "real")
     (root / "role.link").symlink_to(root / ".hookgate" / "current_role")
@@ -210,6 +301,8 @@ def test_events_lost_to_a_full_queue_drop_everything(keeping: kept.Kept, root: P
         os.utime(second, ns=(turn, turn))
     (root / ".hookgate" / "current_role").write_text("asset\n")
     assert "Asset role" in (decide(code) or "")
+    (root / ".hookgate" / "current_role").write_text("build\n")  # the queue opened anew tells too
+    assert "Build role" in (decide(code) or "")
 
 
 def test_a_forked_child_keeps_nothing_and_leaves_its_parent_the_queue(keeping: kept.Kept, root: Path) -> None:

@@ -1,12 +1,14 @@
 """What the filesystem answered, kept across decisions for as long as the kernel reports no change
 where the answer came from (Linux inotify). For the processes that decide event after event (the
-RPC core, the in-process benchmark): a decision then asks the kernel one question, "is anything
-queued?" (a poll), instead of a stat per state file and four calls per written path.
+RPC core, the in-process benchmark): a look then asks the kernel one question, "is anything
+queued?" (a poll), instead of a stat per state file and four calls per written path, and on the
+main thread none at all until the kernel signals that something was.
 A store of a thread's own, keeping no answer, wakes the RPC core's reload watch when a policy
 file changes (`new_store`, `watch`, `wait`).
 
 Why a kept answer is never stale: inotify queues a change's event inside the system call that
-makes the change, before that call returns, and every look reads the queue first. A change made
+makes the change, before that call returns, and every look reads the queue first (on the main
+thread, every look after the kernel said that something was queued: `told_of_changes`). A change made
 before the call being decided was sent (a symlink the agent's last Bash made, a role set in a
 terminal, the role file a gate of this decision removed) is therefore seen; a change racing the
 decision is a race with or without this store. The places an answer depends on are watched
@@ -37,7 +39,12 @@ import errno
 import os
 import struct
 import sys
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+if TYPE_CHECKING:  # the C module has no stubs; it is `signal` without the enums (engine/deadline.py)
+    import signal as _signal
+else:
+    import _signal
 
 T = TypeVar("T")
 
@@ -58,6 +65,10 @@ _LONGEST_EVENT = _EVENT.size + 256  # a name is at most NAME_MAX (255) bytes and
 _ABSENT = -1  # in place of a watch: the path named nothing
 _RENAMING = _MOVED_FROM | _MOVED_TO | _CREATE | _DELETE | _DELETE_SELF | _MOVE_SELF
 _FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())  # os.fsdecode's
+_SIGURG = getattr(_signal, "SIGURG", 0)  # ignored by default: a signal nobody handles ends nothing
+_getsignal = _signal.getsignal
+_F_SETOWN_EX, _F_OWNER_TID = 15, 0  # fcntl(2), Linux: the signal goes to one thread, not the process
+_OWNER_TID = struct.Struct("ii")  # struct f_owner_ex: type, pid
 
 
 class Kept:
@@ -72,6 +83,10 @@ class Kept:
         self._init, self._add_watch, self._rm_watch = init, add_watch, rm_watch
         self.thread = _thread.get_ident()  # the one thread that looks through this store
         self._queued = select.poll()
+        # told_of_changes(): the SIGURG handler the queue raises, and whether nothing was queued
+        # since the last look asked (the handler clears it); a store not told asks at every look
+        self._told: Callable[[int, Any], None] | None = None
+        self._quiet = False
         self._open()
 
     def _open(self) -> None:
@@ -80,6 +95,8 @@ class Kept:
             raise OSError("inotify_init1 failed")
         self._fd = fd
         self._queued.register(fd, _POLLIN)
+        if self._told is not None and not _raise_on_queue(fd):
+            self._told = None
         self._watched: dict[str, tuple[int, int]] = {}  # path -> (its watch, the events watched)
         self._paths: dict[int, str] = {}  # watch -> the path it was added for
         self._ready: set[Any] = set()  # the keys whose answers' watches are all in place
@@ -90,8 +107,8 @@ class Kept:
              keep_if: Callable[[T], bool] | None = None) -> T:
         """`work()`, kept under `key` while no folder on the way to `files` and `route` (and no file
         of `files`) changed. `keep_if`: whether this answer may be kept (e.g. no symlink in it)."""
-        if self._queued.poll(0):
-            self._changed()
+        if not self._quiet or _getsignal(_SIGURG) is not self._told:
+            self._ask()
         found = self._answers.get(key, _MISSING)
         if found is not _MISSING:
             return found  # type: ignore[no-any-return]
@@ -105,6 +122,44 @@ class Kept:
             for path in (*files, route) if route is not None else files:
                 self._dependents.setdefault(path, set()).add(key)
         return value
+
+    def told_of_changes(self) -> bool:
+        """Have the kernel tell this store of a change instead of being asked at every look: the
+        queue raises SIGURG on this thread as it queues an event (O_ASYNC, F_SETSIG, owned by the
+        thread), whose handler marks the store as no longer quiet, and a look asks the queue only
+        then (a poll is a system call; an allowed Write made five). As safe as asking: the kernel
+        raises the signal inside the system call that makes the change, as it queues the event,
+        and delivers it to this thread the next time the thread returns from the kernel, at the
+        latest with the call that brings it the event to decide (a read, or the thread's own
+        write); Python runs the handler at the next function call on the main thread, the look
+        itself. Only on the main thread (the one Python runs handlers on), where SIGURG has no
+        handler of the program's; a look asks every time while another handler holds SIGURG.
+        False where the store keeps asking."""
+        if self._told is not None:
+            return True
+        handler = self._heard  # one bound method, so that a look can tell it is still the handler
+        try:
+            if _getsignal(_SIGURG) not in (_signal.SIG_DFL, _signal.SIG_IGN) or self.thread != _thread.get_ident():
+                return False
+            _signal.signal(_SIGURG, handler)
+        except ValueError:  # not the main thread
+            return False
+        if not _raise_on_queue(self._fd):
+            _signal.signal(_SIGURG, _signal.SIG_DFL)
+            return False
+        self._told = handler
+        return True
+
+    def _heard(self, signum: int, frame: object) -> None:
+        self._quiet = False
+
+    def _ask(self) -> None:
+        """Read what the queue holds. A told store is quiet from before the poll, so an event
+        queued after it raises the signal that unquiets it again."""
+        if self._told is not None:
+            self._quiet = True
+        if self._queued.poll(0):
+            self._changed()
 
     def watch(self, files: tuple[str, ...], route: str | None = None) -> bool:
         """Watch `files` and the way to them and to `route`, as for an answer, without keeping one:
@@ -219,6 +274,12 @@ class Kept:
             self._rm_watch(self._fd, wd)
 
     def close(self) -> None:
+        told, self._told, self._quiet = self._told, None, False
+        if told is not None and _getsignal(_SIGURG) is told:
+            try:
+                _signal.signal(_SIGURG, _signal.SIG_DFL)
+            except ValueError:  # not the main thread: the handler stays, and only unquiets a closed store
+                pass
         os.close(self._fd)
 
 
@@ -235,6 +296,7 @@ def keep_answers() -> Kept | None:
         _kept = new_store()
         if _kept is None:
             return None
+        _kept.told_of_changes()
     if not _forks_watched:
         os.register_at_fork(after_in_child=_not_inherited)
         _forks_watched = True
@@ -258,6 +320,19 @@ def new_store() -> Kept | None:
         return Kept(lambda: int(init(os.O_NONBLOCK | os.O_CLOEXEC)), add_watch, rm_watch)
     except (OSError, AttributeError, ImportError):
         return None
+
+
+def _raise_on_queue(fd: int) -> bool:
+    """Have the inotify queue `fd` raise SIGURG on the calling thread as it queues an event."""
+    import fcntl
+
+    try:
+        fcntl.fcntl(fd, _F_SETOWN_EX, _OWNER_TID.pack(_F_OWNER_TID, _thread.get_native_id()))
+        fcntl.fcntl(fd, fcntl.F_SETSIG, _SIGURG)  # not SIGIO, the default, which ends a process it finds unhandled
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC)
+    except (OSError, AttributeError):
+        return False
+    return True
 
 
 def current() -> Kept | None:
