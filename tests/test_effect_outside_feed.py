@@ -1,11 +1,13 @@
 """The outside feed (effect/check.py, _outside_reading): in a process that keeps change feeds (the
 OpenCode core, a warm core's forks), a protected folder outside the project (~/.claude/skills,
-~/.claude/agents, ...) is not listed again while the feed saw nothing below it touched.
+~/.claude/agents, ...) is not listed again while the feed saw nothing below it touched. Without a
+feed (a cold hook process), a folder whose signature is the last reading's is not listed again
+(check.listing): its files are looked at, one lstat each.
 
 Ground truth by effect: each command of the corpus is run by a real bash twice, in two homes built
 alike: with no role, to show what it really changes in the home (bytes, modes and links read from
-disk before and after), and with the build role once the feed vouches for every folder (a call
-lists nothing), to show that the call's after-event puts the home back as it was. Misses (a
+disk before and after), and with the build role once the feed, or without one the signatures,
+vouch for every folder (a call lists nothing), to show that the call's after-event puts the home back as it was. Misses (a
 change that stands) and false reports (a harmless command refused) are both counted; both must
 be zero."""
 
@@ -50,12 +52,17 @@ OUTSIDE_WRITES = [
     ("truncate", "truncate -s 0 $H/.claude/skills/docs/SKILL.md"),
     ("mmap, same size", "python3 -c \"import mmap; f = open('$H/.claude/commands/ship.md', 'r+b'); "
                         "m = mmap.mmap(f.fileno(), 0); m[0:1] = b'#'; m.flush()\""),
+    # the after-event comes later than a timestamp's grain: only the inode's change time tells
+    ("same size, its times put back, a while ago", "python3 -c \"import os; p = '$H/.claude/commands/ship.md'; st = os.stat(p); "
+     "open(p, 'r+b').write(b'Wipe it.\\n'); os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))\" && sleep 0.3"),
     ("write, touch -r to hide it", "cp $H/.claude/agents/reviewer.md $OUT/t && echo x >> $H/.claude/agents/reviewer.md "
                                    "&& touch -r $OUT/t $H/.claude/agents/reviewer.md"),
     ("a hard link made outside, written", "ln $H/.claude/agents/reviewer.md $OUT/link && echo evil >> $OUT/link"),
     ("renamed over by a file made outside", "echo forged > $OUT/f && mv $OUT/f $H/.bashrc.d/aliases.sh"),
     ("a symlink planted", "ln -s /etc/hostname $H/.claude/commands/host.md"),
     ("a skill folder moved", "mv $H/.claude/skills/lint $H/.claude/skills/lint2"),
+    ("a script added, its folder's times set back", "cp -a $H/.claude/skills/lint/scripts $OUT/s && "
+     "echo 'import os' > $H/.claude/skills/lint/scripts/evil.py && touch -r $OUT/s $H/.claude/skills/lint/scripts"),
     ("the skills folder swapped for another",
      "mv $H/.claude/skills $OUT/old && mkdir -p $H/.claude/skills/new && echo x > $H/.claude/skills/new/SKILL.md"),
     ("~/.claude swapped for a copy, one agent changed",
@@ -106,13 +113,37 @@ class Home:
 
 @pytest.fixture
 def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """(a home with no role, a home with the build role, the folders each call listed)."""
+    """(a home with no role, a home with the build role, the places each call walked), decided
+    with the feeds on; settled, the feed vouches for every place."""
     monkeypatch.setattr(feeds, "_live", True)
     monkeypatch.setattr(feeds, "_feeds", {})
     monkeypatch.setattr(check, "_skips", {})
     listed: list[str] = []
     real = check.listing
-    monkeypatch.setattr(check, "listing", lambda folder, limit: listed.append(folder) or real(folder, limit))
+    monkeypatch.setattr(check, "listing", lambda folder, limit, *rest: listed.append(folder) or real(folder, limit, *rest))
+    yield settled(tmp_path, monkeypatch, listed)
+    for feed in feeds._feeds.values():
+        feed.close()
+
+
+@pytest.fixture
+def signed_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The same, decided with no feed, as a cold hook process decides; `listed` holds the folders
+    below the home each call listed. Settled, the signatures vouch for every folder."""
+    monkeypatch.setattr(feeds, "_live", False)
+    listed: list[str] = []
+    real = os.scandir
+
+    def scandir(path=".", *rest):
+        if str(path).startswith(str(tmp_path / "guarded" / "home")):
+            listed.append(str(path))
+        return real(path, *rest)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    return settled(tmp_path, monkeypatch, listed)
+
+
+def settled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listed: list[str]) -> tuple[Home, Home, list[str]]:
     bare, guarded = Home(tmp_path / "bare", None), Home(tmp_path / "guarded", "build")
     monkeypatch.setenv("HOME", str(guarded.home))
     time.sleep(RACY_NS / 1e9 + 0.1)  # signatures that can be trusted
@@ -120,10 +151,8 @@ def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         assert not guarded.bash("true").post_blocked
     listed.clear()
     assert not guarded.bash("true").post_blocked
-    assert listed == [], "a settled call lists no folder: the feed vouches for each"
-    yield bare, guarded, listed
-    for feed in feeds._feeds.values():
-        feed.close()
+    assert listed == [], "a settled call lists no folder: the feed or the signatures vouch for each"
+    return bare, guarded, listed
 
 
 def changes(home: Home, command: str) -> set[str]:
@@ -136,9 +165,10 @@ def changes(home: Home, command: str) -> set[str]:
     return {rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel)}
 
 
+@pytest.mark.parametrize("vouched_by", ["homes", "signed_homes"], ids=["feed", "signatures"])
 @pytest.mark.parametrize("command", [case[1] for case in OUTSIDE_WRITES], ids=[case[0] for case in OUTSIDE_WRITES])
-def test_a_write_in_a_folder_the_feed_vouched_for_is_put_back(homes, command: str) -> None:
-    bare, guarded, listed = homes
+def test_a_write_in_a_folder_vouched_for_is_put_back(request, vouched_by: str, command: str) -> None:
+    bare, guarded, listed = request.getfixturevalue(vouched_by)
     assert changes(bare, command), "the command changes the home when no rule stands in its way"
     before = home_state(guarded.home)
     outcome = guarded.bash(command)
@@ -146,9 +176,10 @@ def test_a_write_in_a_folder_the_feed_vouched_for_is_put_back(homes, command: st
     assert home_state(guarded.home) == before, "the home is as it was"
 
 
+@pytest.mark.parametrize("vouched_by", ["homes", "signed_homes"], ids=["feed", "signatures"])
 @pytest.mark.parametrize("command", [case[1] for case in HARMLESS], ids=[case[0] for case in HARMLESS])
-def test_a_harmless_command_is_not_refused(homes, command: str) -> None:
-    bare, guarded, listed = homes
+def test_a_harmless_command_is_not_refused(request, vouched_by: str, command: str) -> None:
+    bare, guarded, listed = request.getfixturevalue(vouched_by)
     assert not changes(bare, command) - {"notes.txt"}, "the command changes no protected file"
     outcome = guarded.bash(command)
     assert not outcome.post_blocked, outcome
@@ -169,10 +200,12 @@ def test_after_a_put_back_the_folders_settle_again(homes) -> None:
     assert guarded.bash(OUTSIDE_WRITES[1][1]).post_blocked, "and a write after that is still seen"
 
 
-def test_a_folder_holding_a_symlink_is_listed_on_every_call(homes) -> None:
-    """A linked skill's files are not below the folder the feed watches: that folder is listed on
-    every call, as without a feed, and a write through the link is put back."""
-    _, guarded, listed = homes
+@pytest.mark.parametrize("vouched_by", ["homes", "signed_homes"], ids=["feed", "signatures"])
+def test_a_folder_holding_a_symlink_is_listed_on_every_call(request, vouched_by: str) -> None:
+    """A linked skill's files are not below the folder the feed watches, and their changes move
+    no signature there: that folder is listed on every call, before and after, and a write
+    through the link is put back."""
+    _, guarded, listed = request.getfixturevalue(vouched_by)
     kept = guarded.home.parent / "dotfiles" / "fmt"
     kept.mkdir(parents=True)
     (kept / "SKILL.md").write_text("---\nname: fmt\n---\n")
@@ -181,7 +214,9 @@ def test_a_folder_holding_a_symlink_is_listed_on_every_call(homes) -> None:
         guarded.bash("true")
     listed.clear()
     guarded.bash("true")
-    assert listed == [str(guarded.home / ".claude" / "skills")] * 2, listed
+    skills = str(guarded.home / ".claude" / "skills")
+    assert [folder for folder in listed if folder == skills] == [skills] * 2, listed
+    assert (str(guarded.home / ".claude" / "skills" / "fmt") in listed) is (vouched_by == "signed_homes"), listed
     before = home_state(guarded.home)
     assert guarded.bash("echo '!`rm PLAN.md`' >> $H/.claude/skills/fmt/SKILL.md").post_blocked
     assert (kept / "SKILL.md").read_text() == "---\nname: fmt\n---\n" and home_state(guarded.home) == before
@@ -202,8 +237,8 @@ def test_an_index_read_under_other_rules_is_not_vouched_for(homes) -> None:
     (index,) = [store._load(path) for path in store.dir.glob("index-*.msgpack")]
     config = load_policy(root, {"HOOKGATE_PROJECT_DIR": root}).config
     listed.clear()
-    assert check._outside_reading(config, root, index).kept and listed == []
-    check._outside_reading(config, root, msgspec.structs.replace(index, outside_key="other rules"))
+    assert check._outside_reading(config, root, index, time.time_ns()).kept and listed == []
+    check._outside_reading(config, root, msgspec.structs.replace(index, outside_key="other rules"), time.time_ns())
     assert sorted(listed) == sorted(str(guarded.home / folder) for folder in (
         ".claude/skills", ".claude/agents", ".claude/commands", ".bashrc.d")), listed
 

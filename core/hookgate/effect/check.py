@@ -25,7 +25,7 @@ from . import ledger
 from .ledger import call_id
 from .protection import Agent, Outside, Protection, agent_of, outside_places, protection_for
 from .store import Store, StoreError, store_for
-from .tree import Dir, File, Index, Reading, Skip, file_sig, protected_paths, read, skip_of
+from .tree import Dir, File, Index, Reading, Skip, dir_sig, file_sig, protected_paths, read, skip_of
 
 if TYPE_CHECKING:
     from ..config.schema import Config
@@ -128,7 +128,7 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     if index is None:
         index = Index(key=protection.key)
     (dirs, listed, changed, gone), token = _reading(index, root, now, protection, skip_for(ctx), ctx.config.effect.feed)
-    around = _outside_reading(ctx.config, root, index)
+    around = _outside_reading(ctx.config, root, index, now)
     outside = _outside_now(store, index.outside, around, now, ctx)
     moved = listed or changed or gone or not index.t or outside != index.outside or around.moved(index)
     files = _files_now(store, index, root, now, changed, gone, ctx) if moved else index.files
@@ -195,10 +195,11 @@ def _reading(index: Index, root: str, now: int, protection: Protection, skip: Sk
 class OutsideReading(NamedTuple):
     """The protected files outside the project as one reading found them (_outside_reading)."""
     stats: dict[str, tuple[str, "os.stat_result | None"]]  # looked at: its reason, its lstat (None: not there)
-    kept: dict[str, File]  # not looked at: in a folder the outside feed saw untouched, as the index had them
+    kept: dict[str, File]  # as the index had them: in a folder the outside feed saw untouched, or looked at and the same
     token: str  # the outside feed's token this reading is as of ("": none)
     folders: dict[str, tuple[int, int]]  # the folders the feed watches whole, with their (device, inode)
     places: Outside  # what it read, and the key of the rules it judged by (Outside.key)
+    dirs: dict[str, Dir]  # the folders below the places, each with its signature and names (listing)
 
     def reason(self, path: str, root: str) -> str:
         """Why `path`, looked at, is protected: a file the index found protected under the same
@@ -206,15 +207,18 @@ class OutsideReading(NamedTuple):
         return self.stats[path][0] or self.places.reason(path, root) or "a protected file"
 
     def moved(self, index: Index) -> bool:
-        """Whether the feed's part of the reading differs from the index's (only then written)."""
-        return (self.token, self.folders, self.places.key) != (index.outside_feed, index.outside_folders, index.outside_key)
+        """Whether the feed's part of the reading, or a folder's signature, differs from the index's
+        (only then written)."""
+        return (self.token, self.folders, self.places.key, self.dirs) != (
+            index.outside_feed, index.outside_folders, index.outside_key, index.outside_dirs)
 
     def fields(self) -> dict[str, object]:
-        """The feed's part, as an Index keeps it."""
-        return {"outside_feed": self.token, "outside_folders": self.folders, "outside_key": self.places.key}
+        """The feed's part and the folders' signatures, as an Index keeps them."""
+        return {"outside_feed": self.token, "outside_folders": self.folders, "outside_key": self.places.key,
+                "outside_dirs": self.dirs}
 
 
-def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReading:
+def _outside_reading(config: "Config", root: str, index: Index, now: int) -> OutsideReading:
     """The protected files outside the project (outside_places): those named, those found in the
     folders named, and those of `index`'s reading below them (one deleted is no longer found),
     each with its lstat now; behind a symlink among them, the file it leads to (a dotfile kept
@@ -226,11 +230,14 @@ def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReadin
     in its place names another), under the same rules (Outside.key); its files are then the
     index's, judged as they were. A folder is watched whole only as a real folder holding no
     symlink: a linked folder's or file's target is not below it, and its changes would raise no
-    event there. It is then listed on every reading, as without a feed.
+    event there. It is then listed on every reading, as without a feed. Without a feed, or in a
+    folder the feed saw touched, a folder whose signature is the index's is not listed again
+    (listing): its files are looked at, one lstat each.
 
     A file a listing finds that the index found protected under the same rules is not judged
-    again (a fresh process judges a path in microseconds, and a home may hold thousands): its
-    reason is asked only if it changed (OutsideReading.reason)."""
+    again (a fresh process judges a path in microseconds, and a home may hold thousands): one
+    whose lstat is the index's signature is kept as the index had it, and the reason of one that
+    changed is asked only then (OutsideReading.reason)."""
     found: dict[str, tuple[str, os.stat_result | None]] = {}
     base = root.rstrip("/") + "/"
 
@@ -253,6 +260,7 @@ def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReadin
         touched = None  # every folder is judged afresh
     kept: dict[str, File] = {}
     folders: dict[str, tuple[int, int]] = {}
+    dirs: dict[str, Dir] = {}
     vouched: list[str] = []  # those folders the feed saw untouched, each with its "/"
     watch_folders: list[str] = []
     watch_files: list[str] = []
@@ -263,12 +271,17 @@ def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReadin
             folders[folder] = identity  # vouched for: its files are the index's (below, in one pass)
             vouched.append(folder + "/")
             continue
-        files, below, linked = listing(folder, limit)
+        files, below, linked, signed = listing(folder, limit, index.outside_dirs, now)
         if files and os.path.realpath(folder).startswith(base):
             continue  # a link into the project (~/.claude/skills kept in the project): the scan's
+        dirs.update(signed)
         for path, file_st in files or ():
-            if path in judged and not stat.S_ISLNK(file_st.st_mode):
-                found[path] = ("", file_st)  # its reason asked if it changed (OutsideReading.reason)
+            old = judged.get(path)
+            if old is not None and not stat.S_ISLNK(file_st.st_mode):
+                if old.holds(file_st, now):
+                    kept[path] = old
+                else:
+                    found[path] = ("", file_st)  # its reason asked if it changed (OutsideReading.reason)
                 continue
             why = places.reason(path, root)
             if why:
@@ -278,9 +291,11 @@ def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReadin
             watch_folders += [path[1:] for path in below]
             watch_files += [path[1:] for path, _ in files]
     untouched = tuple(vouched)
+    if untouched:  # the signatures the index holds below a folder vouched for stand
+        dirs.update((path, kept_dir) for path, kept_dir in index.outside_dirs.items() if (path + "/").startswith(untouched))
     listed = tuple(folder + "/" for folder in places.folders if folder + "/" not in untouched)
     for path, file in index.outside.items():
-        if path in found:
+        if path in found or path in kept:
             continue
         if path.startswith(untouched):
             kept[path] = file
@@ -289,12 +304,12 @@ def _outside_reading(config: "Config", root: str, index: Index) -> OutsideReadin
             if why:
                 add(path, why, _lstat(path))
     if feed is None:
-        return OutsideReading(found, kept, "", {}, places)
+        return OutsideReading(found, kept, "", {}, places, dirs)
     if not watch_folders and not watch_files and touched is not None and folders.keys() <= index.outside_folders.keys():
         token = index.outside_feed  # every folder vouched for: the index's token still tells the truth
     elif not feed.settle("outside", token, False, watch_folders, watch_files):
         token, folders = "", {}
-    return OutsideReading(found, kept, token, folders, places)
+    return OutsideReading(found, kept, token, folders, places, dirs)
 
 
 def _touched_below(touched: set[str], folder: str) -> bool:
@@ -309,26 +324,76 @@ def files_below(folder: str, limit: int) -> "list[tuple[str, os.stat_result]] | 
     return listing(folder, limit)[0]
 
 
-def listing(folder: str, limit: int) -> "tuple[list[tuple[str, os.stat_result]] | None, list[str], bool]":
+def listing(folder: str, limit: int, known: "dict[str, Dir] | None" = None, now: int = 0
+            ) -> "tuple[list[tuple[str, os.stat_result]] | None, list[str], bool, dict[str, Dir]]":
     """(every file below `folder` (what is not a folder), with its lstat; the folders listed, itself
     first; whether a folder linked to was listed too (a skill kept in a dotfiles repository), once,
-    or a file below is a symlink). None for the files of a folder of more than `limit` files,
-    which is not read at all (left to the syntax gates): hookgate doctor names it."""
+    or a file below is a symlink; each folder's signature and names (tree.Dir, by path) where no
+    symlink was met, {} else). None for the files of a folder of more than `limit` files, which
+    is not read at all (left to the syntax gates): hookgate doctor names it.
+
+    A folder whose signature is the one `known` holds (a reading's, as of `now`) still holds the
+    same names: creating, removing or renaming an entry moves its folder's mtime. It is not
+    listed again; reading it costs an lstat for it and one per file, as the project's tree
+    (tree.read_dirs). A tree behind a symlink is listed whole, every time: its target's changes
+    move no signature here."""
     files: list[tuple[str, os.stat_result]] = []
     folders: list[str] = []
+    dirs: dict[str, Dir] = {}
     linked = False
+    signed = True  # until a symlink is met
     seen: set[tuple[int, int]] = set()
     stack = [folder]
+    lstat = os.lstat
     while stack:
         here = stack.pop()
+        st = None
+        if signed:
+            try:
+                fd = os.open(here, _FOLDER)
+            except OSError:  # gone, a symlink, no folder, or not ours to read
+                st = _lstat(here)
+                if st is None:
+                    continue
+                if not stat.S_ISDIR(st.st_mode):
+                    if here == folder:
+                        signed = False  # the place itself is a link (or no folder: scandir says)
+                    elif known:  # a folder the last reading found is one no more: read afresh
+                        return listing(folder, limit, None, now)
+                    else:
+                        continue  # one no more since its folder was listed: as scandir would find it
+            else:
+                try:
+                    st = os.fstat(fd)
+                    old = known.get(here) if known else None
+                    if old is not None and old.sig[2] != 0 and old.sig == (st.st_ino, st.st_mtime_ns, st.st_ctime_ns):
+                        folders.append(here)
+                        dirs[here] = old
+                        prefix = here + "/"
+                        stack.extend(prefix + name for name in old.dirs)
+                        for name in old.files:  # by name in the open folder: no walk of the path
+                            try:
+                                file_st = lstat(name, dir_fd=fd)
+                            except OSError:
+                                continue
+                            if stat.S_ISDIR(file_st.st_mode) or stat.S_ISLNK(file_st.st_mode):
+                                return listing(folder, limit, None, now)  # not what the last reading found there
+                            files.append((prefix + name, file_st))
+                        if len(files) > limit:
+                            return None, folders, linked, {}
+                        continue
+                finally:
+                    os.close(fd)
+        names: list[str] = []
+        subfolders: list[str] = []
         try:
             with os.scandir(here) as entries:
                 folders.append(here)
                 for entry in entries:
                     try:
-                        st = entry.stat(follow_symlinks=False)
-                        if stat.S_ISLNK(st.st_mode):
-                            linked = True
+                        entry_st = entry.stat(follow_symlinks=False)
+                        if stat.S_ISLNK(entry_st.st_mode):
+                            linked, signed = True, False
                             if entry.is_dir():  # a linked folder: listed below the link
                                 target = os.stat(entry.path)
                                 if (target.st_dev, target.st_ino) not in seen:
@@ -337,15 +402,22 @@ def listing(folder: str, limit: int) -> "tuple[list[tuple[str, os.stat_result]] 
                                 continue
                     except OSError:
                         continue
-                    if stat.S_ISDIR(st.st_mode):
+                    if stat.S_ISDIR(entry_st.st_mode):
                         stack.append(entry.path)
+                        subfolders.append(entry.name)
                     else:
-                        files.append((entry.path, st))
+                        files.append((entry.path, entry_st))
+                        names.append(entry.name)
         except OSError:  # not there (most of them), or not a folder
             continue
+        if signed and st is not None:
+            dirs[here] = Dir(dir_sig(st, now), names, subfolders)
         if len(files) > limit:
-            return None, folders, linked
-    return files, folders, linked
+            return None, folders, linked, {}
+    return files, folders, linked, dirs if signed else {}
+
+
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _lstat(path: str) -> "os.stat_result | None":
@@ -364,7 +436,7 @@ def _outside_now(store: Store, old: dict[str, File], reading: OutsideReading, no
         if st is None:
             continue
         prev = old.get(path)
-        found[path] = prev if prev is not None and prev.same(file_sig(st, now)) \
+        found[path] = prev if prev is not None and prev.holds(st, now) \
             else _file_now(store, prev, path, st, now, ctx)
     return found
 
@@ -381,7 +453,7 @@ def _outside_changes(before: dict[str, File], stats: dict[str, tuple[str, "os.st
                 changes.append(Change("deleted", path, old))
         elif old is None:
             changes.append(Change("created", path, None))
-        elif not old.same(file_sig(st, now)) and not _same_bytes(old, st, path):
+        elif not old.holds(st, now) and not _same_bytes(old, st, path):
             changes.append(Change("changed", path, old))
     return changes
 
@@ -469,7 +541,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
         before = _rekeyed(before, protection, store)
     skip = skip_for(ctx)
     changes, dirs, files, now, moved, token = compare(before, root, protection, skip, ctx.config.effect.feed)
-    around = _outside_reading(ctx.config, root, before)
+    around = _outside_reading(ctx.config, root, before, now)
     outside = around.stats
     outside_changes = _outside_changes(before.outside, outside, now)
     reverted: list[tuple[Change, str, str | None]] = []
@@ -502,8 +574,9 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     ledger.close(store, call)
     # what was put back is read again; with nothing changed, the reading the call started from stands
     if outside_changes:
-        around = _outside_reading(ctx.config, root, before)
-        outside_now = _outside_now(store, before.outside, around, time.time_ns(), ctx)
+        reread = time.time_ns()
+        around = _outside_reading(ctx.config, root, before, reread)
+        outside_now = _outside_now(store, before.outside, around, reread, ctx)
     else:
         outside_now = before.outside
     if moved or outside_now != before.outside or around.moved(before):

@@ -39,9 +39,12 @@ class File(msgspec.Struct, array_like=True):
     mode: int
     digest: str = ""  # sha256 of the bytes kept in the store; "" = none kept (too large, not a file)
 
-    def same(self, other: "File") -> bool:
-        return (self.ctime_ns != 0 and self.ino == other.ino and self.size == other.size
-                and self.mtime_ns == other.mtime_ns and self.ctime_ns == other.ctime_ns and self.mode == other.mode)
+    def holds(self, st: os.stat_result, now: int) -> bool:
+        """Whether `st`, read at `now`, is this signature: file_sig(st, now) equal to it, and one to
+        trust (read, and held, more than RACY_NS after the file's last change)."""
+        return (self.ctime_ns != 0 and self.ctime_ns == st.st_ctime_ns and self.ino == st.st_ino
+                and self.size == st.st_size and self.mtime_ns == st.st_mtime_ns and self.mode == st.st_mode
+                and st.st_ctime_ns < now - RACY_NS)
 
 
 class Index(msgspec.Struct):
@@ -58,6 +61,8 @@ class Index(msgspec.Struct):
     outside_feed: str = ""
     outside_folders: dict[str, tuple[int, int]] = {}
     outside_key: str = ""
+    # the folders below the outside places, each with its signature and names (check.listing)
+    outside_dirs: dict[str, Dir] = {}
 
 
 class Skip(msgspec.Struct, frozen=True):
@@ -98,7 +103,7 @@ def file_sig(st: os.stat_result, now: int, digest: str = "") -> File:
     return File(st.st_ino, st.st_size, st.st_mtime_ns, ctime, st.st_mode, digest)
 
 
-def _dir_sig(st: os.stat_result, now: int) -> tuple[int, int, int]:
+def dir_sig(st: os.stat_result, now: int) -> tuple[int, int, int]:
     racy = max(st.st_mtime_ns, st.st_ctime_ns) >= now - RACY_NS
     return (st.st_ino, st.st_mtime_ns, 0 if racy else st.st_ctime_ns)
 
@@ -130,7 +135,7 @@ def _list(root: str, rel: str, st: os.stat_result, now: int, protection: "Protec
                     files.append(entry.name)
     except OSError:
         pass
-    return Dir(_dir_sig(st, now), files, dirs)
+    return Dir(dir_sig(st, now), files, dirs)
 
 
 def read_dirs(old: dict[str, Dir], root: str, now: int, protection: "Protection", skip: Skip,
