@@ -221,6 +221,9 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
         cold_env = {**env, "HOOKGATE_WARM": "off"}
         home = Path(tmp) / "home"
         populated_home(home)
+        # that home's user keeps hookgate's state in it, as a user does: with the run's state folder
+        # the two homes would share the project's store and take turns reading it afresh
+        home_env = {**{k: v for k, v in cold_env.items() if k != "XDG_STATE_HOME"}, "HOME": str(home)}
         registered = registered_command(python, root, env)
         _, plugin = claude_handler(ROOT / "adapters" / "claude" / "plugin" / "hooks" / "hooks.json", "PreToolUse")
         # the core first: it makes the private directory the socket's path is worked out in (on a
@@ -240,7 +243,7 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
                           {**env, "PATH": f"{python.parent}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"}),
             COLD: ([[*registered, "hook", "claude"]], payload(root), cold_env),
             COLD_BASH: ([[*registered, "hook", "claude"]] * 2, bash_pair, cold_env),
-            COLD_BASH_HOME: ([[*registered, "hook", "claude"]] * 2, bash_pair, {**cold_env, "HOME": str(home)}),
+            COLD_BASH_HOME: ([[*registered, "hook", "claude"]] * 2, bash_pair, home_env),
             PEER: ([[str(python), str(peers / "check_file_permissions.py")],
                     [str(python), str(peers / "stage_reminder.py")]], payload(peer_root), env),
         }
@@ -259,7 +262,7 @@ def stdin_hook(python: Path, rounds: int) -> dict[str, object]:
             decided = (root / ".hookgate" / "sessions" / f"bench-{root.name}" / "decisions.jsonl").read_text()
             if '"effect_snapshot"' not in decided or '"effect_restore"' not in decided:
                 raise SystemExit("the cold Bash pair did not go through the effect check")
-            if kept_copies(python, root, {**cold_env, "HOME": str(home)}) < HOME_FILES:
+            if kept_copies(python, root, home_env) < HOME_FILES:
                 raise SystemExit("the cold Bash pair in the populated home did not read its protected folders")
             times = time_commands(commands, rounds, cwd, shown=True)
             breakdown = warm_breakdown(python, registered, payload(root), root, env)
