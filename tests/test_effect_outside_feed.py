@@ -308,3 +308,40 @@ def test_without_a_feed_the_files_found_protected_before_are_not_judged_again(tm
     assert outcome.post_blocked and "What the runtime runs by itself" in outcome.post_reason, outcome
     assert files_judged() == [str(guarded.home / ".claude/skills/lint/scripts/run.py")]
     assert (guarded.home / ".claude/skills/lint/scripts/run.py").read_text() == "print('lint')\n"
+
+
+def test_two_environments_keep_a_reading_each(signed_homes, monkeypatch) -> None:
+    """CODEX_HOME set for Codex's hooks alone: two runtimes on one project, one store, two
+    environments (another Outside.key). Each keeps its own reading, so that neither
+    lists the home's folders again or judges their files afresh after a call of the other; and a
+    write is still put back under either."""
+    from hookgate.effect import protection
+    from hookgate.effect.store import store_for
+
+    _, guarded, listed = signed_homes
+    claude: dict[str, str] = {}
+    codex = {"CODEX_HOME": str(guarded.home / ".codex")}
+
+    def under(env: dict[str, str], command: str = "true"):
+        if env:
+            monkeypatch.setenv("CODEX_HOME", env["CODEX_HOME"])
+        else:
+            monkeypatch.delenv("CODEX_HOME", raising=False)
+        return guarded.bash(command)
+
+    for _ in range(3):
+        assert not under(codex).post_blocked
+    judged: list[str] = []
+    real = protection.Outside.reason
+    monkeypatch.setattr(protection.Outside, "reason", lambda self, path, root: judged.append(path) or real(self, path, root))
+    listed.clear()
+    for env in (claude, codex, claude, codex):
+        assert not under(env).post_blocked
+    places = tuple(f"{guarded.home / rel}/" for rel in (".claude/skills", ".claude/agents", ".claude/commands", ".bashrc.d"))
+    found = [path for path in judged if path.startswith(places) and path not in {f"{place}x" for place in places}]
+    assert listed == [] and found == [], (listed, found)  # (the places themselves are worked out per environment)
+    assert len(list(store_for(str(guarded.project.root)).dir.glob("index-*.msgpack"))) == 2
+    before = home_state(guarded.home)
+    assert under(codex, OUTSIDE_WRITES[1][1]).post_blocked
+    assert under(claude, OUTSIDE_WRITES[0][1]).post_blocked
+    assert home_state(guarded.home) == before
