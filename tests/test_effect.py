@@ -212,7 +212,7 @@ def test_a_submodules_config_and_hooks_are_put_back_and_its_git_data_is_not_scan
     assert not (modules / "hooks" / "post-checkout").exists()
     store = store_for(str(project.root))
     (index_file,) = store.dir.glob("index-*.msgpack")
-    index = store._load(index_file)
+    index = store.load_index(index_file.stem.removeprefix("index-"))
     scanned = {rel for rel in index.dirs if rel.startswith(".git/")}
     assert ".git/modules/addons/lib/hooks" in scanned
     assert not {rel for rel in scanned if rel.rsplit("/", 1)[-1] in ("objects", "refs", "logs")}, scanned

@@ -124,8 +124,7 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     root = ctx.project.root_text
     protection = protection_for(agent, ctx.config, root)
     now = time.time_ns()
-    environment = outside_places(ctx.config, root).key
-    index = store.load_index(protection.key, environment)
+    index = store.load_index(protection.key)
     if index is None:
         index = Index(key=protection.key)
     (dirs, listed, changed, gone), token = _reading(index, root, now, protection, skip_for(ctx), ctx.config.effect.feed)
@@ -139,11 +138,11 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     # after-event would put it back again. The call starts from the latest reading instead (on a
     # first reading, the one the running call saved before it began).
     another_ran = bool(changed or gone) and ledger.Ledger.load(store, ctx.config.effect.ledger_seconds).ran_since(now, call)
-    if moved and not (another_ran and (index.t or store.load_index(protection.key, environment) is not None)):
+    if moved and not (another_ran and (index.t or store.load_index(protection.key) is not None)):
         store.save_index(Index(key=protection.key, t=now, agent=tuple(agent), dirs=dirs, files=files,  # type: ignore[arg-type]
                                outside=outside, feed=token, **around.fields()), call=call)  # type: ignore[arg-type]
     else:
-        store.link_call(protection.key, call, environment)
+        store.link_call(protection.key, call)
     if os.urandom(1)[0] < 4:  # now and then, not on every call
         store.prune_calls()
         ledger.prune(store, ctx.config.effect.ledger_seconds)

@@ -156,22 +156,17 @@ class Store:
         self.ledger_text = str(self.ledger_path)  # what every allowed write's note appends to
 
     # -- readings ---------------------------------------------------------------------------
-    def index_path(self, key: str, outside: str = "") -> Path:
-        """The latest reading under the rules `key` names, in the environment `outside` names (the
-        outside places' Outside.key: the values of HOME, CODEX_HOME, ... they were worked out from).
-        A reading per environment: two runtimes whose hooks see different values (CODEX_HOME set
-        for Codex alone) keep one each in the project's store, instead of each judging the home's
-        files afresh and writing the reading again after every call of the other."""
-        return self.dir / (f"index-{key}-{outside}.msgpack" if outside else f"index-{key}.msgpack")
+    def index_path(self, key: str) -> Path:
+        return self.dir / f"index-{key}.msgpack"
 
-    def load_index(self, key: str, outside: str = "") -> Index | None:
-        return self._load(self.index_path(key, outside))
+    def load_index(self, key: str) -> Index | None:
+        return self._load(self.index_path(key))
 
     def save_index(self, index: Index, call: str | None = None) -> None:
         """Write the latest reading; with `call`, it is also the reading that call starts from."""
         link = Path(self.call_path(call)) if call is not None else None
         tag = os.urandom(TAG_BYTES)
-        _write_new(self.index_path(index.key, index.outside_key), MAGIC + tag + _encoder.encode(index), link=link)
+        _write_new(self.index_path(index.key), MAGIC + tag + _encoder.encode(index), link=link)
         _keep_read(tag, index)
 
     def _load(self, path: "Path | str") -> Index | None:
@@ -213,11 +208,11 @@ class Store:
     def call_path(self, call: str) -> str:
         return f"{self.calls}/{sha256_hex(call.encode())[:32]}.msgpack"
 
-    def link_call(self, key: str, call: str, outside: str = "") -> None:
+    def link_call(self, key: str, call: str) -> None:
         """The latest reading, unchanged, is the one `call` starts from."""
         target = self.call_path(call)
         tmp = f"{self.calls}/.{os.path.basename(target)}.{os.getpid()}.tmp"
-        index = self.index_path(key, outside)
+        index = self.index_path(key)
         try:
             self._link(index, tmp)
         except FileNotFoundError:
