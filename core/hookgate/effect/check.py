@@ -136,8 +136,11 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     # When another checked call ran during this reading, what changed may be its forbidden write,
     # which its own after-event puts back; taken as this call's starting state, this call's
     # after-event would put it back again. The call starts from the latest reading instead (on a
-    # first reading, the one the running call saved before it began).
-    another_ran = bool(changed or gone) and ledger.Ledger.load(store, ctx.config.effect.ledger_seconds).ran_since(now, call)
+    # first reading, the one the running call saved before it began). So too outside the project,
+    # where that reading was judged by the same rules (by others, it names other files).
+    outside_changed = outside != index.outside and around.places.key == index.outside_key
+    another_ran = bool(changed or gone or outside_changed) and \
+        ledger.Ledger.load(store, ctx.config.effect.ledger_seconds).ran_since(now, call)
     if moved and not (another_ran and (index.t or store.load_index(protection.key) is not None)):
         store.save_index(Index(key=protection.key, t=now, agent=tuple(agent), dirs=dirs, files=files,  # type: ignore[arg-type]
                                outside=outside, feed=token, **around.fields()), call=call)  # type: ignore[arg-type]
