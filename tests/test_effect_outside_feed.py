@@ -7,9 +7,9 @@ feed (a cold hook process), a folder whose signature is the last reading's is no
 Ground truth by effect: each command of the corpus is run by a real bash twice, in two homes built
 alike: with no role, to show what it really changes in the home (bytes, modes and links read from
 disk before and after), and with the build role once the feed, or without one the signatures,
-vouch for every folder (a call lists nothing), to show that the call's after-event puts the home back as it was. Misses (a
-change that stands) and false reports (a harmless command refused) are both counted; both must
-be zero."""
+vouch for every folder (a call lists nothing), to show that the call's after-event puts the home
+back as it was. Misses (a change that stands) and false reports (a harmless command refused) are
+both counted; both must be zero."""
 
 from __future__ import annotations
 

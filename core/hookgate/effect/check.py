@@ -130,7 +130,8 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     (dirs, listed, changed, gone), token = _reading(index, root, now, protection, skip_for(ctx), ctx.config.effect.feed)
     around = _outside_reading(ctx.config, root, index, now)
     outside = _outside_now(store, index.outside, around, now, ctx)
-    moved = listed or changed or gone or not index.t or outside != index.outside or around.moved(index)
+    outside_moved = outside != index.outside
+    moved = listed or changed or gone or not index.t or outside_moved or around.moved(index)
     files = _files_now(store, index, root, now, changed, gone, ctx) if moved else index.files
     # Asked once the bytes are read, not before: a call that began meanwhile may have written them.
     # When another checked call ran during this reading, what changed may be its forbidden write,
@@ -138,7 +139,7 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     # after-event would put it back again. The call starts from the latest reading instead (on a
     # first reading, the one the running call saved before it began). So too outside the project,
     # where that reading was judged by the same rules (by others, it names other files).
-    outside_changed = outside != index.outside and around.places.key == index.outside_key
+    outside_changed = outside_moved and around.places.key == index.outside_key
     another_ran = bool(changed or gone or outside_changed) and \
         ledger.Ledger.load(store, ctx.config.effect.ledger_seconds).ran_since(now, call)
     if moved and not (another_ran and (index.t or store.load_index(protection.key) is not None)):
