@@ -333,6 +333,33 @@ def test_the_store_does_not_grow_without_bound(project, tmp_path, monkeypatch):
     assert (home / ".bashrc").read_text() == "alias ll='ls -l'\n"
 
 
+def test_the_readings_of_rules_no_call_uses_are_removed_after_a_day(tmp_path):
+    """Each role, subagent type and edit of the rules has a reading of its own, which the warm core
+    preloads and whose copies are kept: those no call used for a day go with the manifests of calls
+    whose after-event never came; the reading in use stays, however old. Rules used again start
+    from a new reading, and still put a write back."""
+    project = Project(tmp_path / "game").role("build")
+    project.config(NO_SYNTAX_GATE)
+    project.write("src/player.gd", GD)
+    project.bash("true")
+    edited = NO_SYNTAX_GATE + '[pipeline.roles.build]\nrules = [{ deny = ["notes/*"], reason = "no notes ({file})" }]\n'
+    project.config(edited)
+    project.bash("true")
+    assert not project.hook(project.tool_payload("PreToolUse", "Bash", {"command": "true"}, "toolu_lost"))[0]
+    store = store_for(project.root)
+    readings = sorted(store.dir.glob("index-*.msgpack"), key=lambda path: path.stat().st_ctime_ns)
+    assert len(readings) == 2 and len(list(store.calls.iterdir())) == 1
+    in_use = store._load(readings[-1]).key
+    store.prune(in_use)
+    assert sorted(store.dir.glob("index-*.msgpack"), key=lambda path: path.stat().st_ctime_ns) == readings
+    store.prune(in_use, now=time.time() + 2 * 86_400)
+    assert list(store.dir.glob("index-*.msgpack")) == [readings[-1]] and list(store.calls.iterdir()) == []
+    project.config(NO_SYNTAX_GATE)
+    out = project.bash("p=src/player.gd; echo x >> $p")
+    assert out.post_blocked and (project.root / "src/player.gd").read_text() == GD
+    assert len(list(store.dir.glob("index-*.msgpack"))) == 2
+
+
 def _last_used(store_dir: Path, seconds_ago: float) -> None:
     when = time.time() - seconds_ago
     for path in [*store_dir.iterdir(), store_dir]:  # the folder last: touching a file inside moves nothing

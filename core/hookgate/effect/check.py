@@ -142,13 +142,20 @@ def snapshot(event: Event, ctx: Context, role: str) -> None:
     outside_changed = outside_moved and around.places.key == index.outside_key
     another_ran = bool(changed or gone or outside_changed) and \
         ledger.Ledger.load(store, ctx.config.effect.ledger_seconds).ran_since(now, call)
-    if moved and not (another_ran and (index.t or store.load_index(protection.key) is not None)):
+    if another_ran and not index.t:  # a first reading: the one the running call saved before it began
+        index = store.load_index(protection.key) or index
+    if moved and not (another_ran and index.t):
         store.save_index(Index(key=protection.key, t=now, agent=tuple(agent), dirs=dirs, files=files,  # type: ignore[arg-type]
                                outside=outside, feed=token, **around.fields()), call=call)  # type: ignore[arg-type]
+    elif around.places.key != index.outside_key:
+        # the latest reading's outside part names the files of other rules: outside, the call
+        # starts from what it reads (a file the latest reading does not name would be "created")
+        store.save_index(msgspec.structs.replace(index, agent=tuple(agent), outside=outside, **around.fields()),
+                         call=call)
     else:
         store.link_call(protection.key, call)
     if os.urandom(1)[0] < 4:  # now and then, not on every call
-        store.prune_calls()
+        store.prune(protection.key)
         ledger.prune(store, ctx.config.effect.ledger_seconds)
 
 
@@ -445,21 +452,39 @@ def _outside_now(store: Store, old: dict[str, File], reading: OutsideReading, no
     return found
 
 
-def _outside_changes(before: dict[str, File], stats: dict[str, tuple[str, "os.stat_result | None"]],
-                     now: int) -> list[Change]:
+def _outside_changes(before: Index, reading: OutsideReading, now: int) -> list[Change]:
     """What the call changed, created or deleted among the protected files outside the project
-    (those the rules still name)."""
+    (those the rules still name). Where `before` was judged by other rules (edited during the call,
+    or another environment's HOME or CODEX_HOME), a file it does not name was not protected then,
+    or not in its places: it counts as created only where the folders it listed show it was not
+    there (_absent_from)."""
     changes: list[Change] = []
-    for path, (_, st) in stats.items():
-        old = before.get(path)
+    same_rules = before.outside_key == reading.places.key
+    for path, (_, st) in reading.stats.items():
+        old = before.outside.get(path)
         if st is None:
             if old is not None:
                 changes.append(Change("deleted", path, old))
         elif old is None:
-            changes.append(Change("created", path, None))
+            if same_rules or _absent_from(before.outside_dirs, path):
+                changes.append(Change("created", path, None))
         elif not old.holds(st, now) and not _same_bytes(old, st, path):
             changes.append(Change("changed", path, old))
     return changes
+
+
+def _absent_from(dirs: dict[str, Dir], path: str) -> bool:
+    """Whether the folders a reading listed (their names, check.listing) show that `path` was not
+    there: the nearest of them above it names no entry on the way down to it."""
+    folder, name = os.path.split(path)
+    while True:
+        listed = dirs.get(folder)
+        if listed is not None:
+            return name not in listed.files and name not in listed.dirs
+        up, name = os.path.split(folder)
+        if up == folder:
+            return False
+        folder = up
 
 
 def _keep(store: Store, root: str, rel: str, st: os.stat_result, now: int, ctx: Context) -> File:
@@ -547,7 +572,7 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
     changes, dirs, files, now, moved, token = compare(before, root, protection, skip, ctx.config.effect.feed)
     around = _outside_reading(ctx.config, root, before, now)
     outside = around.stats
-    outside_changes = _outside_changes(before.outside, outside, now)
+    outside_changes = _outside_changes(before, around, now)
     reverted: list[tuple[Change, str, str | None]] = []
     failed: list[tuple[Change, str]] = []
     keep = ctx.config.effect.max_file_bytes
@@ -576,8 +601,9 @@ def check_after(event: Event, ctx: Context) -> Verdict | None:
                 except FileNotFoundError:
                     pass
     ledger.close(store, call)
-    # what was put back is read again; with nothing changed, the reading the call started from stands
-    if outside_changes:
+    # what was put back is read again; with nothing changed, the reading the call started from
+    # stands, unless other rules judged it (it names their files)
+    if outside_changes or around.places.key != before.outside_key:
         reread = time.time_ns()
         around = _outside_reading(ctx.config, root, before, reread)
         outside_now = _outside_now(store, before.outside, around, reread, ctx)
@@ -683,7 +709,7 @@ def rename_call(event: Event, tool_use_id: str, root: "os.PathLike[str] | str") 
 
 def _rekeyed(before: Index, protection: Protection, store: Store) -> Index:
     files = {rel: f for rel, f in before.files.items() if protection.reason(rel)}
-    return Index(key=protection.key, t=before.t, agent=before.agent, dirs={}, files=files, outside=before.outside)
+    return msgspec.structs.replace(before, key=protection.key, dirs={}, files=files, feed="")
 
 
 def _restore(change: Change, path: str, store: Store, reason: str, keep: int,

@@ -17,10 +17,11 @@ The store is hookgate's, but the agent runs as the same user and could write int
 only ever restored after its bytes hash to the digest the manifest names, so a damaged or
 replaced copy is refused, not written back; a manifest forged during the call (a new index and a
 new copy with matching digests) is a limit the README names. Copies nothing refers to are removed
-once the store holds more than `max_blobs` of them, and manifests of calls whose after-hook never
-came are removed after a day. Stores are kept by the project's path, so a project deleted or moved
-leaves its store behind: when a project's store is first made, the stores whose root is gone and
-that nothing used for a day are removed (prune_stores), as pins are when a session is first pinned.
+once the store holds more than `max_blobs` of them; manifests of calls whose after-hook never
+came, and readings of rules no call used, after a day. Stores are kept by the project's path, so a
+project deleted or moved leaves its store behind: when a project's store is first made, the stores
+whose root is gone and that nothing used for a day are removed (prune_stores), as pins are when a
+session is first pinned.
 """
 
 import os
@@ -55,7 +56,7 @@ TAG_BYTES = 16
 HEADER = len(MAGIC) + TAG_BYTES
 _read: dict[bytes, Index] = {}
 MAX_READ = 16
-STALE_CALL_SECONDS = 86_400
+STALE_SECONDS = 86_400  # a call's manifest, a reading no call used (Store.prune)
 ROOT_NOTE = "root"
 # A store whose project folder is gone is kept this long after its last use: a folder moved back,
 # a drive mounted again, finds its readings and ledger where they were.
@@ -269,16 +270,19 @@ class Store:
             return None
         return self._load(self.call_path(new))
 
-    def prune_calls(self, now: float | None = None) -> None:
-        limit = (now or time.time()) - STALE_CALL_SECONDS
-        try:
-            entries = list(os.scandir(self.calls))
-        except FileNotFoundError:
-            return
-        for entry in entries:
+    def prune(self, key: str, now: float | None = None) -> None:
+        """Remove the manifests of calls whose after-event never came, and the readings of other
+        rules than `key`'s (each role, subagent type and edit of the rules has its own) that no
+        call used, for STALE_SECONDS: what the warm core preloads, and what keeps copies from
+        being pruned, is the readings in use. A reading's use is its inode's change time: a call
+        that starts from it links it, and a save writes a new one."""
+        limit = (now or time.time()) - STALE_SECONDS
+        unused = [entry for entry in _entries(self.calls) if _older(entry, "st_mtime", limit)]
+        unused += [entry for entry in _entries(self.dir) if entry.name.startswith("index-")
+                   and entry.name != self.index_path(key).name and _older(entry, "st_ctime", limit)]
+        for entry in unused:
             try:
-                if entry.stat(follow_symlinks=False).st_mtime < limit:
-                    os.unlink(entry.path)
+                os.unlink(entry.path)
             except OSError:
                 continue
 
@@ -336,6 +340,21 @@ class Store:
                     os.unlink(self.blobs / name)
                 except OSError:
                     continue
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except FileNotFoundError:
+        return []
+
+
+def _older(entry: os.DirEntry[str], field: str, limit: float) -> bool:
+    try:
+        return bool(getattr(entry.stat(follow_symlinks=False), field) < limit)
+    except OSError:
+        return False
 
 
 def _keep_read(tag: bytes, index: Index) -> None:
