@@ -46,6 +46,11 @@ SKIPPED = (".git/", ".hookgate/sessions/", ".hookgate/metrics.jsonl/", ".hookgat
 # the project's and those of a repository cloned inside it (addons/lib, which `git -C` runs)
 GIT_PROGRAMS = (".git/config/", ".git/config.worktree/", ".git/hooks/")
 NESTED_REPOSITORY = "addons/lib"
+# and what the git hooks managers' hooks run once installed: the commands their configs name
+# (pre-commit's one name; lefthook's names from its documentation, lefthook.dev/configuration)
+HOOK_MANAGERS = (".pre-commit-config.yaml", *(f"{folder}{stem}.{ext}" for stem in ("lefthook", "lefthook-local")
+                 for ext in ("yml", "yaml", "toml", "json", "jsonc") for folder in ("", ".", ".config/")))
+HOOK_MANAGER_FOLDERS = (".lefthook/", ".lefthook-local/")
 
 # What each actor may not write, as the godot preset says (kept here, independent of hookgate's
 # matcher, so the ground truth does not come from the code under test).
@@ -54,7 +59,7 @@ PLANNING_DOCS = ("plan.md", "structure.md", "style.md", "assets.md", "gap.md", "
 
 def protected(actor: str, rel: str) -> bool:
     rel = rel.lower()
-    if _git_program(rel):
+    if _git_program(rel) or rel in HOOK_MANAGERS or rel.startswith(HOOK_MANAGER_FOLDERS):
         return True  # for every agent: git runs them on its own, at any later git command
     name = rel.rsplit("/", 1)[-1]
     in_e2e = rel.startswith("e2e/") or "/e2e/" in rel

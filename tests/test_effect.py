@@ -998,3 +998,52 @@ def test_the_folder_core_hooks_path_names_is_what_git_runs_by_itself(tmp_path, h
         git(syntax.root, "init", "-q")
         git(syntax.root, "config", "core.hooksPath", hooks_path)
         assert syntax.bash(f"echo 'touch ran.txt' > {hook}").pre_blocked
+
+
+# a git hooks manager: the config an agent plants a command in (which git runs, through the
+# manager's hook, at the next commit), the project's harmless config before, and the planted one
+_LEFTHOOK = "pre-commit:\n  commands:\n    ok:\n      run: 'true'\n"
+_PLANTED_LEFTHOOK = "pre-commit:\n  commands:\n    plant:\n      run: touch ran.txt\n"
+HOOK_MANAGERS = {
+    "pre-commit": (".pre-commit-config.yaml", {".pre-commit-config.yaml": "repos: []\n"},
+                   "repos:\n- repo: local\n  hooks:\n  - id: plant\n    name: plant\n    entry: touch ran.txt\n"
+                   "    language: system\n    always_run: true\n    pass_filenames: false\n"),
+    "lefthook": ("lefthook.yml", {"lefthook.yml": _LEFTHOOK}, _PLANTED_LEFTHOOK),
+    "lefthook, its .config": (".config/lefthook.yml", {".config/lefthook.yml": _LEFTHOOK}, _PLANTED_LEFTHOOK),
+    "lefthook, a local config": ("lefthook-local.yml", {"lefthook.yml": _LEFTHOOK}, _PLANTED_LEFTHOOK),
+}
+
+
+@pytest.mark.parametrize("manager", list(HOOK_MANAGERS))
+def test_a_git_hooks_managers_config_is_what_git_runs_by_itself(tmp_path, monkeypatch, manager):
+    """pre-commit and lefthook, once their `install` wrote the repository's git hooks, run the
+    commands their config names at the user's next commit: a command an agent adds there runs
+    outside every tool call. The ground truth is the commit with no role active (the real tools,
+    from the test venv); while a role is active the config is put back, and the syntax gate
+    refuses the write by name."""
+    config, before, planted = HOOK_MANAGERS[manager]
+    tool = manager.split(",")[0]
+    monkeypatch.setenv("PATH", f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / "pre-commit-cache"))
+    plant = f"python3 -c \"import os; os.makedirs(os.path.dirname('{config}') or '.', exist_ok=True); " \
+            f"open('{config}', 'w').write({planted!r})\""
+    for role in (None, "build"):
+        project = build_project(tmp_path / str(role), "claude").role(role)
+        for rel, text in before.items():
+            project.write(rel, text)
+        git(project.root, "init", "-q")
+        subprocess.run([tool, "install"], cwd=project.root, check=True, capture_output=True)
+        git(project.root, "add", "-A")
+        git(project.root, "commit", "-qm", "start")
+        out = project.bash(plant)
+        git(project.root, "add", "-A")
+        git(project.root, "commit", "-qm", "work")
+        ran = (project.root / "ran.txt").exists()
+        if role is None:  # the ground truth: the commit runs the planted command
+            assert ran and not out.post_blocked, out
+            continue
+        assert not ran and out.post_blocked and "What git runs by itself" in out.post_reason, out
+        assert {rel: (project.root / rel).read_text() for rel in before} == before
+        assert config in before or not (project.root / config).exists()
+        syntax = build_project(tmp_path / "syntax", "claude", syntax_gate=True)
+        assert syntax.bash(f"echo 'x' >> {config}").pre_blocked
