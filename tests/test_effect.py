@@ -1047,3 +1047,84 @@ def test_a_git_hooks_managers_config_is_what_git_runs_by_itself(tmp_path, monkey
         assert config in before or not (project.root / config).exists()
         syntax = build_project(tmp_path / "syntax", "claude", syntax_gate=True)
         assert syntax.bash(f"echo 'x' >> {config}").pre_blocked
+
+
+# A call that rewrites the files the config is read from, and writes a protected file under the
+# rules it wrote: (the config before, if the project has one; the command). The writes go through a
+# Python heredoc whose paths the shell gate cannot read, so they run and only their effect tells.
+_WRITE_PLAYER = "open(os.path.join('sr' + 'c', 'player.gd'), 'a').write('evil')\n"
+_CONFIG_AT = "p = os.path.join('.hook' + 'gate', 'config.toml')\n"
+REWRITTEN_RULES = {
+    "the protection turned off": (
+        "", "[pipeline.protect]\nenabled = false\n[pipeline.roles.build]\nrules = []\n"),
+    "the effect check turned off, no config before": (
+        None, "[effect]\nenabled = false\n"),
+    "its after-event gate turned off": (
+        "", "[gates.effect_restore]\nenabled = false\n"),
+    "the after-event gate in monitor mode": (
+        "", "[gates.effect_restore]\nmode = \"monitor\"\n"),
+}
+
+
+@pytest.mark.parametrize("attack", list(REWRITTEN_RULES))
+def test_a_call_that_rewrites_the_rules_is_judged_by_the_rules_it_began_under(tmp_path, attack):
+    """The config is read again for every event: a call that rewrote it had its after-event judge
+    its writes by the rules it wrote, and a protected file it wrote stood, with the new rules for
+    every later call. The after-event is decided by the config the call began under (its reading
+    keeps the config's bytes): the config and the file are put back. Ground truth: the command
+    run with no role changes both; with the shell gate on, as installed."""
+    before, planted = REWRITTEN_RULES[attack]
+    command = (f"python3 - <<'EOF'\nimport os\n{_CONFIG_AT}open(p, 'a').write({planted!r})\n{_WRITE_PLAYER}EOF")
+    for role in (None, "build"):
+        project = build_project(tmp_path / str(role), "claude", syntax_gate=True).role(role)
+        if before is None:
+            (project.root / ".hookgate" / "config.toml").unlink(missing_ok=True)
+        else:
+            project.config(before)
+        project.bash("true")
+        start = state(project.root)
+        out = project.bash(command)
+        if role is None:  # what the command does when nothing stands in its way
+            assert {rel for rel in start.keys() | state(project.root).keys()
+                    if start.get(rel) != state(project.root).get(rel)} == {".hookgate/config.toml", "src/player.gd"}
+            continue
+        assert not out.pre_blocked and out.post_blocked, out
+        assert "config.toml" in out.post_reason and "player.gd" in out.post_reason, out.post_reason
+        assert state(project.root) == start
+        assert project.bash("echo x >> src/player.gd").pre_blocked, "the next call meets the rules as they were"
+
+
+def test_a_settings_command_removed_and_its_script_rewritten_in_one_call_are_both_put_back(tmp_path):
+    """The scripts a runtime's settings run are protected (`runtime_scripts`, from the settings
+    when the config is read): a call that drops the hook from .claude/settings.json and rewrites
+    its script had its after-event read settings that no longer name the script, which stood; the
+    settings were put back, naming it again, and the runtime ran the call's code at its next hook."""
+    settings = '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "python3 tools/check.py"}]}]}}\n'
+    command = ("python3 - <<'EOF'\nimport os\nopen(os.path.join('.cla' + 'ude', 'settings.json'), 'w').write('{}')\n"
+               "open(os.path.join('to' + 'ols', 'check.py'), 'w').write('import os; os.remove(\"PLAN.md\")')\nEOF")
+    for role in (None, "build"):
+        project = build_project(tmp_path / str(role), "claude", syntax_gate=True).role(role)
+        project.write(".claude/settings.json", settings)
+        project.write("tools/check.py", "print('ok')\n")
+        project.bash("true")
+        start = state(project.root)
+        out = project.bash(command)
+        if role is None:
+            assert (project.root / "tools/check.py").read_text() != "print('ok')\n"
+            continue
+        assert out.post_blocked and "check.py" in out.post_reason, out
+        assert state(project.root) == start
+
+
+def test_rules_a_person_edits_while_a_call_runs_remove_no_file(tmp_path):
+    """A person's edit of the config while a call runs is put back by the call's after-event (as
+    any edit made then), which judges by the rules the call began under: a file the new rules
+    name, there before the call, is not taken as created by it and removed."""
+    project = build_project(tmp_path / "p", "claude")
+    project.write("notes/a.md", "mine\n")
+    project.bash("true")
+    assert not project.hook(project.tool_payload("PreToolUse", "Bash", {"command": "true"}, "toolu_a"))[0]
+    project.config(NO_SYNTAX_GATE + '[pipeline.roles.build]\nrules = [{ deny = ["notes/*"], reason = "no notes ({file})" }]\n')
+    blocked, reason, _ = project.after("toolu_a", {"command": "true"}, subprocess.run(["true"], capture_output=True, text=True))
+    assert blocked and "config.toml" in reason and "notes/a.md" not in reason, reason
+    assert (project.root / "notes/a.md").read_text() == "mine\n"

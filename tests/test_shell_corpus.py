@@ -39,7 +39,7 @@ def test_the_corpus_is_large_enough_and_covers_the_families():
                    "downloads", "find-xargs-make", "scripts", "nesting-and-size", "links", "folders",
                    "recursive-removal", "published-bypasses", "guardfall-obfuscation", "guardfall-obfuscation-harmless",
                    "false-positives-of-issue-12", "rarer-writers", "rarer-writers-harmless", "detached",
-                   "detached-harmless", "nested-repository-programs", "nested-repository-harmless", "git-hooks-managers"):
+                   "detached-harmless", "nested-repository-programs", "nested-repository-harmless", "git-hooks-managers", "rules-rewritten"):
         assert family in families
 
 

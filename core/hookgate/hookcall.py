@@ -88,6 +88,7 @@ def load_policy(cwd: str | None, env: Mapping[str, str] = os.environ, root: Path
     return Policy(project=project, config=config, engine=engine, error=error)
 
 
+AFTER_EVENTS = frozenset({"PostToolUse", "PostToolUseFailure"})  # a call's after-events
 # Called after each decided call with (events, decisions, verdict, seconds it took): the
 # long-running cores export decisions from here (hookgate.otel); the cold hook path has none.
 DECISION_LISTENERS: list[Callable[[Sequence[Event], list[Decision], Verdict, float], Any]] = []
@@ -99,6 +100,8 @@ def judge(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decisi
     chooses (`decide`: at once; the OpenCode core: once the answer is sent), from what the decision
     saw as it was made."""
     started = time.perf_counter()
+    if events[0].name in AFTER_EVENTS and not policy.error and getattr(events[0], "tool_use_id", None):
+        policy = _as_begun(policy, events[0])
     session = policy.project.session(events[0].session_id)
     ctx = Context(project=policy.project, session=session, config=policy.config)
     if policy.error:
@@ -115,6 +118,17 @@ def judge(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decisi
         except Exception:  # an exporter can never change or fail a decision
             pass
     return verdict, decisions, ctx, partial(_write_records, ctx, session, events[: len(decisions)], decisions, saw)
+
+
+def _as_begun(policy: Policy, event: Event) -> Policy:
+    """The policy an after-event is decided by: that of the config its call began under, where the
+    call changed a file the config is read from (effect/begun.py)."""
+    from .effect.begun import config_begun
+
+    config = config_begun(event, policy.project, policy.config)
+    if config is None:
+        return policy
+    return Policy(project=policy.project, config=config, engine=build_engine(config, policy.project))
 
 
 def decide(policy: Policy, events: Sequence[Event]) -> tuple[Verdict, list[Decision], Context]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import msgspec
 
@@ -92,8 +92,31 @@ def project_at(where: Path | None) -> Project:
         return Project.open(root)
 
 
+def config_inputs(project: Project, config: Config) -> tuple[Path, ...]:
+    """The files `config` was read from in `project`: its config file and the runtimes' settings
+    whose commands fill the path class `runtime_scripts`."""
+    protect = config.pipeline.protect
+    settings = runtime_scripts.settings_files(protect.command_settings, project.root) if protect.enabled else ()
+    return tuple(dict.fromkeys((project.config_path, *settings)))
+
+
+def config_as_read(project: Project, read: "Callable[[Path], bytes | None]") -> Config:
+    """The config of `project` from the bytes `read` gives for each of its files (None: not
+    there), as load_config reads it from disk: the config a call began under, from the copies the
+    effect check kept (effect/begun.py). Not cached."""
+    path = project.config_path
+    data = read(path)
+    config = _config_of(_toml(data, path) if data is not None else {}, path, project.layout.dir)
+    protect, root = config.pipeline.protect, project.root
+    settings = runtime_scripts.settings_files(protect.command_settings, root) if protect.enabled else ()
+    return _with_runtime_scripts(config, runtime_scripts.script_patterns(settings, root, read=read))
+
+
 def _load_config(path: Path, state: str = DEFAULT_STATE) -> Config:
-    user = _read_toml(path) if path.is_file() else {}
+    return _config_of(_read_toml(path) if path.is_file() else {}, path, state)
+
+
+def _config_of(user: dict[str, Any], path: Path, state: str) -> Config:
     preset = user.get("preset", "godot")
     if preset not in PRESETS:
         raise ConfigError(f"unknown preset {preset!r} at `$.preset`; known: {', '.join(PRESETS)}", str(path))
@@ -135,11 +158,17 @@ def preset_data(name: str) -> dict[str, Any]:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return msgspec.toml.decode(path.read_bytes(), type=dict[str, Any])
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"not valid TOML: {exc}", str(path)) from None
+        data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror}", str(path)) from None
+    return _toml(data, path)
+
+
+def _toml(data: bytes, path: Path) -> dict[str, Any]:
+    try:
+        return msgspec.toml.decode(data, type=dict[str, Any])
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"not valid TOML: {exc}", str(path)) from None
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

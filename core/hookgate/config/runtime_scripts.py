@@ -29,7 +29,7 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..paths import anchor_names, below
 
@@ -87,39 +87,41 @@ def _files(patterns: tuple[str, ...], root: str, values: tuple[str | None, ...])
     return tuple(dict.fromkeys(files))
 
 
-def script_patterns(files: Iterable[Path], root: Path, env: Mapping[str, str] = os.environ) -> list[str]:
+def script_patterns(files: Iterable[Path], root: Path, env: Mapping[str, str] = os.environ,
+                    read: "Callable[[Path], bytes | None] | None" = None) -> list[str]:
     """The scripts the commands of `files` run, as patterns of the path rules: `/rel` for a file of
     the project, `~/rel` for one of the home; for a git config, the files of the hooks folder its
-    `core.hooksPath` names. A file that cannot be read names none (the runtime cannot read it either)."""
+    `core.hooksPath` names. A file that cannot be read names none (the runtime cannot read it
+    either). `read`: each file's bytes (None: not there), where not the file as it is now."""
     from ..formats import gitconfig  # here: only a config cache miss reads the settings
+
+    read = read or _bytes
 
     project, home = str(root).rstrip("/") + "/", (env.get("HOME") or "").rstrip("/")
     home = home and home + "/"
     found: dict[str, None] = {}
     for file in files:
-        if gitconfig.is_config(str(file)):
-            found.update(dict.fromkeys(_hooks_folders(file, project, home)))
+        data = read(file)
+        if data is None:
             continue
-        for command in _commands(_read(file)):
+        if gitconfig.is_config(str(file)):
+            found.update(dict.fromkeys(_hooks_folders(data, project, home)))
+            continue
+        for command in _commands(_decoded(file, data)):
             simples = [command] if isinstance(command, list) else _simple_commands(command)
             if not re.search(_OWN_HANDLER, " ".join(word for simple in simples for word in simple)):
                 found.update(dict.fromkeys(_scripts(simples, project, project, home)))
     return list(found)
 
 
-def _hooks_folders(file: Path, project: str, home: str) -> Iterator[str]:
-    """The hooks folder a git config's `core.hooksPath` names (a relative one is the worktree's:
-    the project's), as a pattern of its files: git runs them by itself (`pre-commit` on the user's
-    next commit). Husky's layout (`.husky/_`, whose scripts run the hooks the folder above holds)
-    names the folder above."""
+def _hooks_folders(data: bytes, project: str, home: str) -> Iterator[str]:
+    """The hooks folder a git config (its bytes) names in `core.hooksPath` (a relative one is the
+    worktree's: the project's), as a pattern of its files: git runs them by itself (`pre-commit` on
+    the user's next commit). Husky's layout (`.husky/_`, whose scripts run the hooks the folder
+    above holds) names the folder above."""
     from ..formats import gitconfig
-    from ..store import locked
 
-    try:
-        read = gitconfig.entries(locked.read(file).decode(errors="replace"))
-    except (OSError, locked.NotAFile):
-        return
-    for name, value in read or ():
+    for name, value in gitconfig.entries(data.decode(errors="replace")) or ():
         if name == "core.hookspath" and value:
             folder = _landing(value, project, project, home)
             if folder is not None and folder.rstrip("/") + "/" not in (project, home):
@@ -128,13 +130,19 @@ def _hooks_folders(file: Path, project: str, home: str) -> Iterator[str]:
                     yield pattern + "/*"
 
 
-def _read(file: Path) -> object:
-    import msgspec
-
+def _bytes(file: Path) -> bytes | None:
     from ..store import locked
 
     try:
-        data = locked.read(file)  # without blocking: the agent could put a FIFO in its place
+        return locked.read(file)  # without blocking: the agent could put a FIFO in its place
+    except (OSError, locked.NotAFile):
+        return None
+
+
+def _decoded(file: Path, data: bytes) -> object:
+    import msgspec
+
+    try:
         if file.suffix == ".toml":
             return msgspec.toml.decode(data)
         if file.suffix == ".jsonc":
@@ -142,7 +150,7 @@ def _read(file: Path) -> object:
 
             data = plain(data)
         return msgspec.json.decode(data or b"{}")
-    except (OSError, locked.NotAFile, msgspec.DecodeError):
+    except (msgspec.DecodeError, UnicodeDecodeError):
         return None
 
 

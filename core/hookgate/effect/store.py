@@ -245,6 +245,10 @@ class Store:
     def has_call(self, call: str) -> bool:
         return os.path.exists(self.call_path(call))
 
+    def peek(self, call: str) -> Index | None:
+        """The reading a call started from, left for its after-event's check to take."""
+        return self._load(self.call_path(call))
+
     def take(self, call: str) -> Index | None:
         """The reading a call started from, removed so that it is used once (the several events
         of one Codex patch, a runtime that repeats an after-event)."""
