@@ -120,6 +120,9 @@ def kept_timer(monkeypatch):
     monkeypatch.setattr(deadline, "_kept", None)
     assert deadline.keep_timer()
     yield deadline._kept[2]
+    # the kept timer stays armed past a test's last event (up to its last gate's deadline): disarmed
+    # first, or it fires under the handler put back (the default one ends the process)
+    signal.setitimer(signal.ITIMER_REAL, 0)
     signal.signal(signal.SIGALRM, before)
 
 

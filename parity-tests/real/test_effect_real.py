@@ -283,6 +283,52 @@ def test_codex_puts_back_what_a_shell_call_wrote(tmp_path: Path, fake_model: Fak
     check(work, player, fake_model, "cx_effect", command, "codex")
 
 
+# a call that turns the effect check off in hookgate's own config and writes a protected file under
+# the config it wrote (both paths built in Python: no syntax gate reads them), then waits as long as
+# a long-running core takes to reload the policy it wrote. Its after-event is decided by the config
+# the call began under: both are put back.
+REWRITE_RULES = ("python3 - <<'EOF'\nimport pathlib, time\n"
+                 "pathlib.Path('.hook' + 'gate', 'config.toml').open('a').write('\\n[effect]\\nenabled = false\\n')\n"
+                 "pathlib.Path('src', 'player' + '.gd').write_text('pwned')\ntime.sleep(1.5)\nEOF")
+
+
+def config_bytes(work: Path) -> bytes | None:
+    config = work / ".hookgate" / "config.toml"
+    return config.read_bytes() if config.exists() else None
+
+
+def check_rules_kept(work: Path, player: Path, fake_model: FakeModel, marker: str, config: bytes | None) -> None:
+    assert player.read_text() == ORIGINAL and config_bytes(work) == config
+    seen = requests_text(fake_model, marker)
+    assert "hookgate put back files this call may not change" in seen and "config.toml" in seen, seen[-3000:]
+    assert {m["path"] for m in metrics(work) if m["event"] == "write_reverted"} == {"src/player.gd", ".hookgate/config.toml"}
+
+
+@pytest.mark.proves("effect_restore@claude")
+def test_claude_code_puts_back_a_call_that_turned_the_check_off_and_wrote(tmp_path: Path, fake_model: FakeModel) -> None:
+    work, home = new_project(tmp_path)
+    hookgate("install", "claude", "--project", str(work), cwd=work)
+    hookgate("role", "set", "build", cwd=work)
+    player, config = game(work), config_bytes(work)
+    marker = fake_model.script("cc_rules", Call("Bash", {"command": REWRITE_RULES}), Say("done"))
+    run = run_claude(work, home, fake_model, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr
+    check_rules_kept(work, player, fake_model, "cc_rules", config)
+
+
+@pytest.mark.proves("effect_restore@codex")
+def test_codex_puts_back_a_call_that_turned_the_check_off_and_wrote(tmp_path: Path, fake_model: FakeModel) -> None:
+    work, home = new_project(tmp_path)
+    write_config(home, fake_model)
+    codex_hookgate("install", "codex", "--user", cwd=work, home=home)
+    codex_hookgate("role", "set", "build", cwd=work, home=home)
+    player, config = game(work), config_bytes(work)
+    marker = fake_model.script("cx_rules", Call("exec_command", {"cmd": REWRITE_RULES}), Say("ok"))
+    run = run_codex(work, home, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr
+    check_rules_kept(work, player, fake_model, "cx_rules", config)
+
+
 # a --user install's registration lies outside the project: read by name, not by the project's scan
 EMPTY_HOOKS = ("python3 - <<'EOF'\nimport os, pathlib\n"
                "pathlib.Path(os.environ['CODEX_HOME'], 'hooks' + '.json').write_text('{}')\nEOF")
@@ -347,6 +393,22 @@ def test_opencode_puts_back_what_a_bash_call_wrote(tmp_path: Path, fake_model: F
     run = run_opencode(work, home, f"{marker} tune the player")
     assert run.returncode == 0, run.stderr[-3000:]
     check(work, player, fake_model, "oc_effect", command, "opencode")
+
+
+@pytest.mark.proves("effect_restore@opencode")
+def test_opencode_puts_back_a_call_that_turned_the_check_off_and_wrote(tmp_path: Path, fake_model: FakeModel) -> None:
+    """OpenCode's long-running core reloads the policy when its files change: the after-event is
+    still decided by the config the call began under."""
+    work, home = new_project(tmp_path)
+    hookgate("install", "opencode", "--project", str(work), cwd=work)
+    hookgate("role", "set", "build", cwd=work)
+    configure(work, home, fake_model)
+    player, config = game(work), config_bytes(work)
+    marker = fake_model.script("oc_rules", Call("bash", {"command": REWRITE_RULES, "description": "tune"}),
+                               Say("Tuned."))
+    run = run_opencode(work, home, f"{marker} tune the player")
+    assert run.returncode == 0, run.stderr[-3000:]
+    check_rules_kept(work, player, fake_model, "oc_rules", config)
 
 
 # a global OpenCode plugin (outside the project), which OpenCode runs when it next starts, outside
