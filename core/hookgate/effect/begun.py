@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..config.load import config_as_read, config_inputs
 from ..errors import ConfigError
-from .check import _lstat, _same_bytes
+from .check import lstat_or_none, same_bytes
 from .ledger import call_id
 from .protection import Agent, protection_for
 from .store import StoreError, store_for
@@ -43,9 +43,7 @@ def config_begun(event: "Event", project: "Project", config: "Config") -> "Confi
     if before is None:
         return None
     base = project.root_text.rstrip("/") + "/"
-    now = time.time_ns()
-    if not any(_moved(_kept(before, str(path), base), str(path), before.t, now)
-               for path in config_inputs(project, config)):
+    if not _inputs_moved(before, project, config, base):
         return None
 
     def read(path: Path) -> bytes | None:
@@ -65,6 +63,18 @@ def config_begun(event: "Event", project: "Project", config: "Config") -> "Confi
     return begun
 
 
+def _inputs_moved(before: "Index", project: "Project", config: "Config", base: str) -> bool:
+    """Whether a file `config` was read from is no longer as the call's reading had it. A settings
+    file made since is not looked at: it adds scripts to protect, and takes none away."""
+    now = time.time_ns()
+    for path in config_inputs(project, config):
+        text = str(path)
+        file = _kept(before, text, base)
+        if (file is not None or path == project.config_path) and _moved(file, text, before.t, now):
+            return True
+    return False
+
+
 def _kept(before: "Index", path: str, base: str) -> "File | None":
     """The file at `path` as the call's reading has it (None: not there, or not protected then)."""
     if path.startswith(base):
@@ -76,7 +86,7 @@ def _moved(file: "File | None", path: str, read_at: int, now: int) -> bool:
     """Whether the file at `path` is no longer as the reading taken at `read_at` had it: changed,
     removed, or made since (one the reading does not name was not there, or not protected: one
     older than the reading is the latter)."""
-    st = _lstat(path)
+    st = lstat_or_none(path)
     if file is None:
         return st is not None and st.st_ctime_ns >= read_at
-    return st is None or not file.holds(st, now) and not _same_bytes(file, st, path)
+    return st is None or not file.holds(st, now) and not same_bytes(file, st, path)

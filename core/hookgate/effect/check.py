@@ -173,7 +173,7 @@ def _files_now(store: Store, index: Index, root: str, now: int, changed: dict[st
 
 def _file_now(store: Store, old: File | None, path: str, st: os.stat_result, now: int, ctx: Context) -> File:
     """A protected file read again: its old copy when only its times moved, else a copy of it kept."""
-    if old is not None and _same_bytes(old, st, path):
+    if old is not None and same_bytes(old, st, path):
         return file_sig(st, now, old.digest)
     return _keep(store, "", path, st, now, ctx)
 
@@ -257,12 +257,12 @@ def _outside_reading(config: "Config", root: str, index: Index, now: int) -> Out
         if st is not None and stat.S_ISLNK(st.st_mode):
             real = os.path.realpath(path)
             if not real.startswith(base) and real not in found:
-                found[real] = (reason, _lstat(real))
+                found[real] = (reason, lstat_or_none(real))
 
     places = outside_places(config, root)
     for path, reason in places.files.items():
-        add(path, reason, _lstat(path))
-    present = {folder: st for folder in places.folders if (st := _lstat(folder)) is not None}
+        add(path, reason, lstat_or_none(path))
+    present = {folder: st for folder in places.folders if (st := lstat_or_none(folder)) is not None}
     feed = _feed_of(None) if present and config.effect.feed else None
     token, touched = feed.reading(index.outside_feed, "outside") if feed is not None else ("", None)
     same_rules = index.outside_key == places.key
@@ -313,7 +313,7 @@ def _outside_reading(config: "Config", root: str, index: Index, now: int) -> Out
         elif path.startswith(listed):
             why = places.reason(path, root)
             if why:
-                add(path, why, _lstat(path))
+                add(path, why, lstat_or_none(path))
     if feed is None:
         return OutsideReading(found, kept, "", {}, places, dirs)
     if not watch_folders and not watch_files and touched is not None and folders.keys() <= index.outside_folders.keys():
@@ -363,7 +363,7 @@ def listing(folder: str, limit: int, known: "dict[str, Dir] | None" = None, now:
             try:
                 fd = os.open(here, _FOLDER)
             except OSError:  # gone, a symlink, no folder, or not ours to read
-                st = _lstat(here)
+                st = lstat_or_none(here)
                 if st is None:
                     continue
                 if not stat.S_ISDIR(st.st_mode):
@@ -431,7 +431,7 @@ def listing(folder: str, limit: int, known: "dict[str, Dir] | None" = None, now:
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _lstat(path: str) -> "os.stat_result | None":
+def lstat_or_none(path: str) -> "os.stat_result | None":
     try:
         return os.lstat(path)
     except OSError:
@@ -468,7 +468,7 @@ def _outside_changes(before: Index, reading: OutsideReading, now: int) -> list[C
         elif old is None:
             if same_rules or _absent_from(before.outside_dirs, path):
                 changes.append(Change("created", path, None))
-        elif not old.holds(st, now) and not _same_bytes(old, st, path):
+        elif not old.holds(st, now) and not same_bytes(old, st, path):
             changes.append(Change("changed", path, old))
     return changes
 
@@ -537,7 +537,7 @@ def compare(before: Index, root: str, protection: Protection, skip: Skip, follow
         old = files.get(rel)
         if old is None:
             changes.append(Change("created", rel, None))
-        elif _same_bytes(old, st, os.path.join(root, rel)):
+        elif same_bytes(old, st, os.path.join(root, rel)):
             files[rel] = file_sig(st, now, old.digest)
         else:
             changes.append(Change("changed", rel, old))
@@ -547,7 +547,7 @@ def compare(before: Index, root: str, protection: Protection, skip: Skip, follow
     return changes, dirs, files, now, True, token
 
 
-def _same_bytes(old: File, st: os.stat_result, path: str) -> bool:
+def same_bytes(old: File, st: os.stat_result, path: str) -> bool:
     """Only the times moved (touch, a hard link made, a racy reading): same mode, same bytes."""
     if not old.digest or st.st_mode != old.mode or st.st_size != old.size:
         return False
@@ -727,7 +727,7 @@ def _restore(change: Change, path: str, store: Store, reason: str, keep: int,
 def _displace(change: Change, path: str, store: Store, keep: int) -> str | None:
     """Keep the bytes the put-back replaces or removes (a file the call changed or created): the
     change may be a person's own edit, made while the call ran, and nothing of theirs is lost."""
-    st = _lstat(path) if change.kind != "deleted" else None
+    st = lstat_or_none(path) if change.kind != "deleted" else None
     if st is None or not stat.S_ISREG(st.st_mode) or st.st_size > keep:
         return None
     data, _ = _read(path)
