@@ -269,13 +269,19 @@ def test_claude_code_puts_back_a_user_skill_a_bash_call_planted(tmp_path: Path, 
     assert reverted == [(str(skill), "created")]
 
 
-@pytest.mark.proves("effect_restore@codex")
-@pytest.mark.parametrize("command", [VARIABLE, HEREDOC], ids=["variable", "heredoc"])
-def test_codex_puts_back_what_a_shell_call_wrote(tmp_path: Path, fake_model: FakeModel, command: str) -> None:
+def codex_build(tmp_path: Path, fake_model: FakeModel) -> tuple[Path, Path]:
+    """(a project under the build role, the home whose Codex config registers hookgate --user)."""
     work, home = new_project(tmp_path)
     write_config(home, fake_model)
     codex_hookgate("install", "codex", "--user", cwd=work, home=home)
     codex_hookgate("role", "set", "build", cwd=work, home=home)
+    return work, home
+
+
+@pytest.mark.proves("effect_restore@codex")
+@pytest.mark.parametrize("command", [VARIABLE, HEREDOC], ids=["variable", "heredoc"])
+def test_codex_puts_back_what_a_shell_call_wrote(tmp_path: Path, fake_model: FakeModel, command: str) -> None:
+    work, home = codex_build(tmp_path, fake_model)
     player = game(work)
     marker = fake_model.script("cx_effect", Call("exec_command", {"cmd": command}), Say("ok"))
     run = run_codex(work, home, f"{marker} tune the player")
@@ -318,10 +324,7 @@ def test_claude_code_puts_back_a_call_that_turned_the_check_off_and_wrote(tmp_pa
 
 @pytest.mark.proves("effect_restore@codex")
 def test_codex_puts_back_a_call_that_turned_the_check_off_and_wrote(tmp_path: Path, fake_model: FakeModel) -> None:
-    work, home = new_project(tmp_path)
-    write_config(home, fake_model)
-    codex_hookgate("install", "codex", "--user", cwd=work, home=home)
-    codex_hookgate("role", "set", "build", cwd=work, home=home)
+    work, home = codex_build(tmp_path, fake_model)
     player, config = game(work), config_bytes(work)
     marker = fake_model.script("cx_rules", Call("exec_command", {"cmd": REWRITE_RULES}), Say("ok"))
     run = run_codex(work, home, f"{marker} tune the player")
@@ -336,10 +339,7 @@ EMPTY_HOOKS = ("python3 - <<'EOF'\nimport os, pathlib\n"
 
 @pytest.mark.proves("effect_restore@codex")
 def test_codex_puts_back_the_user_registration_a_shell_call_emptied(tmp_path: Path, fake_model: FakeModel) -> None:
-    work, home = new_project(tmp_path)
-    write_config(home, fake_model)
-    codex_hookgate("install", "codex", "--user", cwd=work, home=home)
-    codex_hookgate("role", "set", "build", cwd=work, home=home)
+    work, home = codex_build(tmp_path, fake_model)
     hooks = codex_home(home) / "hooks.json"
     registered = hooks.read_bytes()
     marker = fake_model.script("cx_outside", Call("exec_command", {"cmd": EMPTY_HOOKS}), Say("ok"))
@@ -364,10 +364,7 @@ def test_codex_checks_a_command_that_outlived_its_call_when_write_stdin_sees_it_
     """Codex answers an exec_command still running after `yield_time_ms` with its session id (no
     after-event yet); the PostToolUse comes once a write_stdin finds the command ended, and the
     check puts back what it wrote in between."""
-    work, home = new_project(tmp_path)
-    write_config(home, fake_model)
-    codex_hookgate("install", "codex", "--user", cwd=work, home=home)
-    codex_hookgate("role", "set", "build", cwd=work, home=home)
+    work, home = codex_build(tmp_path, fake_model)
     player = game(work)
     command = "sleep 1.5; " + HEREDOC
     marker = fake_model.script(

@@ -48,8 +48,8 @@ def load_config(path: Path, state: str = DEFAULT_STATE) -> Config:
     """Raises ConfigError naming the file and the field."""
     key = str(path) if state == DEFAULT_STATE else f"{path}|{state}"
     config = _configs.get(key, (path, *PRESET_FILES), lambda: _load_config(path, state), CODE)
-    protect, root = config.pipeline.protect, path.parent.parent
-    settings = runtime_scripts.settings_files(protect.command_settings, root) if protect.enabled else ()
+    root = path.parent.parent
+    settings = _command_settings(config, root)
     if not settings:
         return config
     scripts = _scripts.get(f"{root}\0{os.environ.get('HOME')}", settings,
@@ -95,9 +95,7 @@ def project_at(where: Path | None) -> Project:
 def config_inputs(project: Project, config: Config) -> tuple[Path, ...]:
     """The files `config` was read from in `project`: its config file and the runtimes' settings
     whose commands fill the path class `runtime_scripts`."""
-    protect = config.pipeline.protect
-    settings = runtime_scripts.settings_files(protect.command_settings, project.root) if protect.enabled else ()
-    return tuple(dict.fromkeys((project.config_path, *settings)))
+    return tuple(dict.fromkeys((project.config_path, *_command_settings(config, project.root))))
 
 
 def config_as_read(project: Project, read: "Callable[[Path], bytes | None]") -> Config:
@@ -107,9 +105,15 @@ def config_as_read(project: Project, read: "Callable[[Path], bytes | None]") -> 
     path = project.config_path
     data = read(path)
     config = _config_of(_toml(data, path) if data is not None else {}, path, project.layout.dir)
-    protect, root = config.pipeline.protect, project.root
-    settings = runtime_scripts.settings_files(protect.command_settings, root) if protect.enabled else ()
-    return _with_runtime_scripts(config, runtime_scripts.script_patterns(settings, root, read=read))
+    settings = _command_settings(config, project.root)
+    return _with_runtime_scripts(config, runtime_scripts.script_patterns(settings, project.root, read=read))
+
+
+def _command_settings(config: Config, root: Path) -> tuple[Path, ...]:
+    """The runtimes' settings files whose commands' scripts `config` protects (none with the
+    protection off)."""
+    protect = config.pipeline.protect
+    return runtime_scripts.settings_files(protect.command_settings, root) if protect.enabled else ()
 
 
 def _load_config(path: Path, state: str = DEFAULT_STATE) -> Config:

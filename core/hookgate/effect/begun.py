@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..config.load import config_as_read, config_inputs
 from ..errors import ConfigError
-from .check import lstat_or_none, same_bytes
+from .check import lstat_or_none, unchanged
 from .ledger import call_id
 from .protection import Agent, protection_for
 from .store import StoreError, store_for
@@ -89,4 +89,4 @@ def _moved(file: "File | None", path: str, read_at: int, now: int) -> bool:
     st = lstat_or_none(path)
     if file is None:
         return st is not None and st.st_ctime_ns >= read_at
-    return st is None or not file.holds(st, now) and not same_bytes(file, st, path)
+    return st is None or not unchanged(file, st, path, now)

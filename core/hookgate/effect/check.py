@@ -468,7 +468,7 @@ def _outside_changes(before: Index, reading: OutsideReading, now: int) -> list[C
         elif old is None:
             if same_rules or _absent_from(before.outside_dirs, path):
                 changes.append(Change("created", path, None))
-        elif not old.holds(st, now) and not same_bytes(old, st, path):
+        elif not unchanged(old, st, path, now):
             changes.append(Change("changed", path, old))
     return changes
 
@@ -545,6 +545,12 @@ def compare(before: Index, root: str, protection: Protection, skip: Skip, follow
     for rel in gone:
         changes.append(Change("deleted", rel, files.pop(rel)))
     return changes, dirs, files, now, True, token
+
+
+def unchanged(old: File, st: os.stat_result, path: str, now: int) -> bool:
+    """Whether the file at `path`, of lstat `st` read at `now`, is still `old`: its signature, or
+    its mode and bytes with only its times moved."""
+    return old.holds(st, now) or same_bytes(old, st, path)
 
 
 def same_bytes(old: File, st: os.stat_result, path: str) -> bool:
